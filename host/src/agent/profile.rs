@@ -1,0 +1,103 @@
+//! What the model sees and how its calls become browser calls. The `full`
+//! profile passes Playwright MCP's own tools through (seed 000); the
+//! `compact` one (seed 002) shows seven tools over pruned snapshots.
+
+pub mod full;
+
+use serde_json::Value;
+
+use crate::browser::{BrowserError, ToolOutput, ToolSchema};
+use crate::llm::ToolSpec;
+use crate::page::{Element, Snapshot};
+use crate::plugin::HintAction;
+
+/// A model call translated for the browser.
+#[derive(Debug, Clone)]
+pub struct BrowserAction {
+    /// The Playwright MCP tool to run; `None` when the answer is just a
+    /// fresh look at the page.
+    pub mcp_tool: Option<String>,
+    pub mcp_args: Value,
+    /// The element the call acts on, resolved from the latest snapshot.
+    pub target: Option<Element>,
+    /// For navigation: where to; the agent checks it against the allowed origins.
+    pub navigate_to: Option<String>,
+    /// Whether the call changes nothing (a snapshot, a screenshot): no checkpoint.
+    pub read_only: bool,
+}
+
+/// Why a call is refused before it reaches the browser.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Refusal {
+    /// Seed 002's error codes: `ref_invalid`, `invalid_params`, `element_disabled`, …
+    pub code: &'static str,
+    pub message: String,
+}
+
+impl Refusal {
+    pub fn new(code: &'static str, message: impl Into<String>) -> Self {
+        Self {
+            code,
+            message: message.into(),
+        }
+    }
+}
+
+/// How a browser call ended.
+#[derive(Debug)]
+pub enum Outcome<'a> {
+    Done(&'a ToolOutput),
+    Failed(&'a BrowserError),
+    Refused(&'a Refusal),
+}
+
+pub trait ToolProfile: Send {
+    /// `full` or `compact`.
+    fn name(&self) -> &'static str;
+
+    /// The browser tools the model may call (the agent adds the virtual ones).
+    fn tools(&self) -> Vec<ToolSpec>;
+
+    /// Takes in a fresh snapshot (older refs become invalid) and returns the
+    /// page as the model sees it.
+    fn observe(&mut self, snapshot: &Snapshot) -> String;
+
+    /// What a call means for the browser, or why it is refused. `snapshot`
+    /// is the latest one, the one [`ToolProfile::observe`] last saw.
+    fn translate(
+        &self,
+        tool: &str,
+        args: &Value,
+        snapshot: &Snapshot,
+    ) -> Result<BrowserAction, Refusal>;
+
+    /// The tool result the model gets; `page` is [`ToolProfile::observe`]'s
+    /// text for the snapshot taken after the call.
+    fn report(&self, outcome: &Outcome<'_>, page: &str) -> String;
+
+    /// The call the offline policy makes to act on `element` of the latest snapshot.
+    fn offline_call(
+        &self,
+        action: HintAction,
+        element: &Element,
+        value: Option<&str>,
+    ) -> (String, Value);
+}
+
+/// Turns an MCP tool description into a model tool.
+pub fn spec_of(tool: &ToolSchema) -> ToolSpec {
+    ToolSpec {
+        name: tool.name.clone(),
+        description: tool.description.clone(),
+        input_schema: tool.input_schema.clone(),
+    }
+}
+
+/// `button "Finish Cancellation"`: how an element is named to humans.
+pub fn describe(element: &Element) -> String {
+    if element.name.is_empty() {
+        element.role.clone()
+    } else {
+        format!("{} \"{}\"", element.role, element.name)
+    }
+}

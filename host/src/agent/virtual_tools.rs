@@ -1,0 +1,56 @@
+//! The two tools the host answers itself (seed 000 §2.3), with the
+//! descriptions seed 002 asks for.
+
+use serde_json::json;
+
+use crate::llm::ToolSpec;
+
+pub const COMPLETE_TASK: &str = "complete_task";
+pub const REQUEST_HUMAN_APPROVAL: &str = "request_human_approval";
+
+pub fn specs() -> Vec<ToolSpec> {
+    vec![
+        ToolSpec {
+            name: COMPLETE_TASK.into(),
+            description: "Signal that the task is complete. You MUST call this when the goal is achieved or \
+                          when you determine it cannot be achieved. A claimed success is checked against the \
+                          page; if the page does not prove it, you are told so and the task goes on."
+                .into(),
+            input_schema: json!({
+                "type": "object",
+                "properties": {
+                    "status": {"type": "string", "enum": ["success", "failed"], "description": "Whether the goal was achieved"},
+                    "reason": {"type": "string", "description": "Explanation of the outcome"}
+                },
+                "required": ["status", "reason"]
+            }),
+        },
+        ToolSpec {
+            name: REQUEST_HUMAN_APPROVAL.into(),
+            description: "Pause and ask the human to approve something before you proceed. The host also asks \
+                          on its own before irreversible steps."
+                .into(),
+            input_schema: json!({
+                "type": "object",
+                "properties": {
+                    "action": {"type": "string", "description": "What action requires approval"},
+                    "reason": {"type": "string", "description": "Why approval is needed"}
+                },
+                "required": ["action", "reason"]
+            }),
+        },
+    ]
+}
+
+/// Seed 000 §2.6.3's message when a claimed success is not on the page.
+pub fn cannot_verify(url: &str, detail: &str) -> String {
+    format!(
+        "Cannot verify success. Page does not show expected cancellation confirmation. Current URL: {url}. \
+         Check page state and retry, or call complete_task(status='failed') if cancellation is not possible.{}",
+        if detail.is_empty() {
+            String::new()
+        } else {
+            format!(" ({detail})")
+        }
+    )
+}

@@ -1,0 +1,50 @@
+//! Lines from stdin, read on a thread of their own so the async loop can wait
+//! for them next to Ctrl+C. Works the same for a terminal and a pipe.
+
+use std::io::BufRead;
+
+use tokio::sync::mpsc;
+
+/// How many typed-ahead lines are kept before the reader waits.
+const LINE_BUFFER: usize = 64;
+
+#[derive(Debug)]
+pub struct Console {
+    lines: mpsc::Receiver<String>,
+}
+
+impl Console {
+    /// Starts reading stdin. Call once per process: the reader owns stdin.
+    pub fn stdin() -> Self {
+        let (tx, rx) = mpsc::channel(LINE_BUFFER);
+        let spawned = std::thread::Builder::new()
+            .name("stdin-lines".into())
+            .spawn(move || {
+                for line in std::io::stdin().lock().lines() {
+                    let Ok(line) = line else { break };
+                    if tx.blocking_send(line).is_err() {
+                        break;
+                    }
+                }
+            });
+        if let Err(e) = spawned {
+            // No reader means every question reads as end of input: "no".
+            tracing::error!("cannot read stdin: {e}");
+        }
+        Self { lines: rx }
+    }
+
+    /// A console fed from a list, for tests and for non-interactive runs.
+    pub fn scripted(lines: &[&str]) -> Self {
+        let (tx, rx) = mpsc::channel(lines.len().max(1));
+        for line in lines {
+            let _ = tx.try_send((*line).to_owned());
+        }
+        Self { lines: rx }
+    }
+
+    /// The next line, or `None` at end of input.
+    pub async fn read_line(&mut self) -> Option<String> {
+        self.lines.recv().await
+    }
+}

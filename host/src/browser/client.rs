@@ -1,0 +1,522 @@
+//! [`Browser`]: one Playwright MCP server and the rmcp session with it.
+//!
+//! Calls go strictly one at a time (the server corrupts its state when two
+//! overlap), each under a timeout. A dropped connection is re-established
+//! once per session; the interrupted call is repeated only when repeating it
+//! cannot do anything twice (navigate, snapshot, read-only tools).
+
+use std::path::{Path, PathBuf};
+use std::time::Instant;
+
+use rmcp::model::{CallToolRequestParams, CallToolResult};
+use rmcp::service::RunningService;
+use rmcp::{RoleClient, ServiceError, ServiceExt};
+use serde_json::Value;
+
+use super::launch::{self, LaunchPlan};
+use super::process::ServerProcess;
+use super::result::{classify_error, parse_result, parse_snapshot};
+use super::{
+    BrowserError, BrowserOptions, CLOSE_CALL_TIMEOUT, CONNECT_TIMEOUT, Profile, REQUIRED_TOOLS,
+    SHUTDOWN_TIMEOUT, TERMINATE_GRACE, ToolOutput, ToolSchema,
+};
+use crate::page::Snapshot;
+
+/// Reconnects allowed per session.
+const RECONNECTS: u32 = 1;
+
+/// The first bytes of every PNG file.
+const PNG_MAGIC: &[u8] = b"\x89PNG\r\n\x1a\n";
+
+/// Tools safe to send again after the connection dropped mid-call.
+const REPEATABLE_TOOLS: &[&str] = &[
+    "browser_navigate",
+    "browser_snapshot",
+    "browser_take_screenshot",
+];
+
+/// The processes behind a session, for diagnostics and tests.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct ProcessInfo {
+    /// The server's pid (the npx/launcher process; its group leader).
+    pub server_pid: Option<i32>,
+    /// Every pid seen under the server, Chromium's included.
+    pub pids: Vec<i32>,
+    /// The server's process group and the browser's.
+    pub groups: Vec<i32>,
+}
+
+struct Connection {
+    service: RunningService<RoleClient, ()>,
+    /// Dropping it kills every process of the server (see [`ServerProcess`]).
+    process: ServerProcess,
+}
+
+struct Session {
+    conn: Option<Connection>,
+    reconnects_left: u32,
+}
+
+/// A running Playwright MCP server with its browser.
+pub struct Browser {
+    session: tokio::sync::Mutex<Session>,
+    tools: Vec<ToolSchema>,
+    read_only: Vec<String>,
+    opts: BrowserOptions,
+    plan: LaunchPlan,
+}
+
+impl std::fmt::Debug for Browser {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Browser")
+            .field("command", &self.plan.display)
+            .finish_non_exhaustive()
+    }
+}
+
+/// Why a call did not produce a result.
+enum SendError {
+    /// The transport closed or failed: the server is gone.
+    Lost(String),
+    Other(BrowserError),
+}
+
+impl Browser {
+    /// Preflight, spawn, `initialize`, `tools/list` (within [`CONNECT_TIMEOUT`]),
+    /// and the check that the tools the host relies on are there. The browser
+    /// itself starts with the first call.
+    pub async fn start(opts: BrowserOptions) -> Result<Browser, BrowserError> {
+        let prepared = {
+            let opts = opts.clone();
+            tokio::task::spawn_blocking(move || launch::prepare(&opts)).await
+        };
+        let plan = prepared.map_err(|e| BrowserError::Connect {
+            command: "preflight".to_owned(),
+            detail: e.to_string(),
+        })??;
+        let started = Instant::now();
+        let (conn, tools) = connect(&plan).await?;
+        tracing::info!(
+            elapsed_ms = started.elapsed().as_millis() as u64,
+            tools = tools.len(),
+            "connected to Playwright MCP"
+        );
+        let missing: Vec<String> = REQUIRED_TOOLS
+            .iter()
+            .filter(|r| !tools.iter().any(|t| t.schema.name == **r))
+            .map(|r| (*r).to_owned())
+            .collect();
+        if !missing.is_empty() {
+            close_connection(conn, false).await;
+            return Err(BrowserError::MissingTools {
+                command: plan.display.clone(),
+                missing,
+            });
+        }
+        let read_only = tools
+            .iter()
+            .filter(|t| REPEATABLE_TOOLS.contains(&t.schema.name.as_str()) || t.read_only)
+            .map(|t| t.schema.name.clone())
+            .collect();
+        Ok(Browser {
+            session: tokio::sync::Mutex::new(Session {
+                conn: Some(conn),
+                reconnects_left: RECONNECTS,
+            }),
+            tools: tools.into_iter().map(|t| t.schema).collect(),
+            read_only,
+            opts,
+            plan,
+        })
+    }
+
+    /// The server's tools, as listed when the session started.
+    pub fn tools(&self) -> &[ToolSchema] {
+        &self.tools
+    }
+
+    /// The server's command line.
+    pub fn command_line(&self) -> &str {
+        &self.plan.display
+    }
+
+    /// The server's working and output directory.
+    pub fn output_dir(&self) -> &Path {
+        &self.plan.cwd
+    }
+
+    /// Calls one tool, waiting for any call in flight to finish first.
+    /// `args` is a JSON object (or null for none). An `isError` result
+    /// becomes [`BrowserError::Tool`] (or a configuration error when it says
+    /// the browser could not start or the profile is locked).
+    pub async fn call(&self, name: &str, args: Value) -> Result<ToolOutput, BrowserError> {
+        let text = self.call_text(name, args).await?;
+        Ok(parse_result(&text, Some(&self.plan.cwd)))
+    }
+
+    /// `browser_navigate`.
+    pub async fn navigate(&self, url: &str) -> Result<ToolOutput, BrowserError> {
+        self.call("browser_navigate", serde_json::json!({ "url": url }))
+            .await
+    }
+
+    /// `browser_snapshot`: the page now, validated (URL, title and tree).
+    pub async fn snapshot(&self) -> Result<Snapshot, BrowserError> {
+        let text = self
+            .call_text("browser_snapshot", serde_json::json!({}))
+            .await?;
+        parse_snapshot(&text, Some(&self.plan.cwd))
+    }
+
+    /// `browser_click` on a ref from the latest snapshot.
+    pub async fn click(&self, target: &str) -> Result<ToolOutput, BrowserError> {
+        self.call("browser_click", serde_json::json!({ "target": target }))
+            .await
+    }
+
+    /// `browser_type`: fills the field, pressing Enter after when `submit`.
+    pub async fn type_text(
+        &self,
+        target: &str,
+        text: &str,
+        submit: bool,
+    ) -> Result<ToolOutput, BrowserError> {
+        self.call(
+            "browser_type",
+            serde_json::json!({ "target": target, "text": text, "submit": submit }),
+        )
+        .await
+    }
+
+    /// `browser_select_option`: chooses options by value or label.
+    pub async fn select_option(
+        &self,
+        target: &str,
+        values: &[&str],
+    ) -> Result<ToolOutput, BrowserError> {
+        self.call(
+            "browser_select_option",
+            serde_json::json!({ "target": target, "values": values }),
+        )
+        .await
+    }
+
+    /// Saves a PNG of the viewport at `path` (relative paths are relative to
+    /// the output directory) and returns where it is.
+    pub async fn screenshot(&self, path: &Path) -> Result<PathBuf, BrowserError> {
+        let output = self
+            .call(
+                "browser_take_screenshot",
+                serde_json::json!({ "type": "png", "scale": "css" }),
+            )
+            .await?;
+        let Some(saved) = output
+            .files
+            .iter()
+            .find(|f| f.extension().is_some_and(|e| e == "png"))
+        else {
+            return Err(BrowserError::Tool {
+                tool: "browser_take_screenshot".to_owned(),
+                message: format!("the result names no PNG file: {}", output.text),
+            });
+        };
+        let dest = if path.is_absolute() {
+            path.to_path_buf()
+        } else {
+            self.plan.cwd.join(path)
+        };
+        move_file(saved, &dest)?;
+        let head = std::fs::read(&dest)
+            .map_err(|e| BrowserError::io("cannot read the screenshot", &dest, e))?;
+        if !head.starts_with(PNG_MAGIC) {
+            return Err(BrowserError::Tool {
+                tool: "browser_take_screenshot".to_owned(),
+                message: format!("{} is not a PNG file", dest.display()),
+            });
+        }
+        Ok(dest)
+    }
+
+    /// The processes behind the session now (refreshed from /proc).
+    pub async fn processes(&self) -> ProcessInfo {
+        let mut session = self.session.lock().await;
+        match session.conn.as_mut() {
+            Some(conn) => {
+                conn.process.refresh();
+                ProcessInfo {
+                    server_pid: Some(conn.process.pid()),
+                    pids: conn.process.pids(),
+                    groups: conn.process.groups(),
+                }
+            }
+            None => ProcessInfo::default(),
+        }
+    }
+
+    /// `browser_close` (which saves the profile), then SIGTERM and, after
+    /// [`TERMINATE_GRACE`], SIGKILL to every process of the server; all within
+    /// [`SHUTDOWN_TIMEOUT`]. Dropping a `Browser` without this kills at once,
+    /// which may lose the last moments of profile data.
+    pub async fn shutdown(self) -> Result<(), BrowserError> {
+        let started = Instant::now();
+        let session = self.session.into_inner();
+        if let Some(conn) = session.conn {
+            close_connection(conn, true).await;
+        }
+        let elapsed = started.elapsed();
+        tracing::info!(
+            elapsed_ms = elapsed.as_millis() as u64,
+            "Playwright MCP stopped"
+        );
+        if elapsed > SHUTDOWN_TIMEOUT {
+            tracing::warn!(
+                elapsed_ms = elapsed.as_millis() as u64,
+                "shutdown took longer than planned"
+            );
+        }
+        Ok(())
+    }
+
+    async fn call_text(&self, name: &str, args: Value) -> Result<String, BrowserError> {
+        let arguments = match args {
+            Value::Object(map) => Some(map),
+            Value::Null => None,
+            other => {
+                return Err(BrowserError::BadArguments {
+                    tool: name.to_owned(),
+                    got: other.to_string(),
+                });
+            }
+        };
+        let mut session = self.session.lock().await;
+        // The server died while idle: nothing of this call was sent yet.
+        if session
+            .conn
+            .as_ref()
+            .is_none_or(|c| c.service.is_transport_closed())
+        {
+            self.reconnect(&mut session, name, "the server had exited".to_owned())
+                .await?;
+        }
+        match self.send(&mut session, name, arguments.clone()).await {
+            Ok(text) => Ok(text),
+            Err(SendError::Other(e)) => Err(e),
+            Err(SendError::Lost(detail)) => {
+                self.reconnect(&mut session, name, detail.clone()).await?;
+                if !self.read_only.iter().any(|t| t == name) {
+                    return Err(BrowserError::ConnectionLost {
+                        tool: name.to_owned(),
+                        detail,
+                        reconnected: true,
+                    });
+                }
+                match self.send(&mut session, name, arguments).await {
+                    Ok(text) => Ok(text),
+                    Err(SendError::Other(e)) => Err(e),
+                    Err(SendError::Lost(detail)) => Err(BrowserError::ConnectionLost {
+                        tool: name.to_owned(),
+                        detail,
+                        reconnected: true,
+                    }),
+                }
+            }
+        }
+    }
+
+    async fn send(
+        &self,
+        session: &mut Session,
+        name: &str,
+        arguments: Option<serde_json::Map<String, Value>>,
+    ) -> Result<String, SendError> {
+        let Some(conn) = session.conn.as_mut() else {
+            return Err(SendError::Lost("no connection".to_owned()));
+        };
+        let mut params = CallToolRequestParams::new(name.to_owned());
+        if let Some(arguments) = arguments {
+            params = params.with_arguments(arguments);
+        }
+        let started = Instant::now();
+        let outcome =
+            tokio::time::timeout(self.opts.call_timeout, conn.service.call_tool(params)).await;
+        tracing::debug!(
+            tool = name,
+            elapsed_ms = started.elapsed().as_millis() as u64,
+            "tool call"
+        );
+        let result = match outcome {
+            Err(_) => {
+                // The server may still be working on it; another call now
+                // would overlap. Stop it; the next call reconnects.
+                if let Some(conn) = session.conn.take() {
+                    close_connection(conn, false).await;
+                }
+                return Err(SendError::Other(BrowserError::Timeout {
+                    tool: name.to_owned(),
+                    after: self.opts.call_timeout,
+                }));
+            }
+            Ok(Err(e @ (ServiceError::TransportClosed | ServiceError::TransportSend(_)))) => {
+                let detail = format!("{e}; server stderr: {}", conn.process.stderr_tail());
+                if let Some(conn) = session.conn.take() {
+                    close_connection(conn, false).await;
+                }
+                return Err(SendError::Lost(detail));
+            }
+            Ok(Err(e)) => {
+                return Err(SendError::Other(BrowserError::Tool {
+                    tool: name.to_owned(),
+                    message: e.to_string(),
+                }));
+            }
+            Ok(Ok(result)) => result,
+        };
+        // Chromium starts on the first call, and again after browser_close.
+        if name == "browser_navigate" || conn.process.groups().len() < 2 {
+            conn.process.refresh();
+        }
+        let text = result_text(&result);
+        if result.is_error == Some(true) {
+            let profile = match &self.opts.profile {
+                Profile::Persistent(p) => Some(p.as_path()),
+                Profile::Isolated => None,
+            };
+            return Err(SendError::Other(classify_error(
+                name,
+                &text,
+                Some(&self.plan.executable),
+                profile,
+            )));
+        }
+        Ok(text)
+    }
+
+    async fn reconnect(
+        &self,
+        session: &mut Session,
+        tool: &str,
+        detail: String,
+    ) -> Result<(), BrowserError> {
+        if let Some(conn) = session.conn.take() {
+            close_connection(conn, false).await;
+        }
+        if session.reconnects_left == 0 {
+            return Err(BrowserError::ConnectionLost {
+                tool: tool.to_owned(),
+                detail: format!("{detail} (the one reconnect was already used)"),
+                reconnected: false,
+            });
+        }
+        session.reconnects_left -= 1;
+        tracing::warn!(tool, %detail, "connection to Playwright MCP lost; reconnecting");
+        let (conn, _) = connect(&self.plan).await?;
+        session.conn = Some(conn);
+        Ok(())
+    }
+}
+
+/// A tool as listed, with the annotation that makes it safe to repeat.
+struct ListedTool {
+    schema: ToolSchema,
+    read_only: bool,
+}
+
+async fn connect(plan: &LaunchPlan) -> Result<(Connection, Vec<ListedTool>), BrowserError> {
+    let (mut process, stdout, stdin) = ServerProcess::spawn(plan)?;
+    let handshake = async {
+        let service = ().serve((stdout, stdin)).await.map_err(|e| e.to_string())?;
+        let tools = service
+            .list_all_tools()
+            .await
+            .map_err(|e| format!("tools/list: {e}"))?;
+        Ok::<_, String>((service, tools))
+    };
+    let outcome = tokio::time::timeout(CONNECT_TIMEOUT, handshake).await;
+    let (service, tools) = match outcome {
+        Ok(Ok(ok)) => ok,
+        Ok(Err(detail)) => {
+            process.terminate(TERMINATE_GRACE).await;
+            return Err(connect_error(plan, &process, detail));
+        }
+        Err(_) => {
+            process.terminate(TERMINATE_GRACE).await;
+            let detail = format!(
+                "no answer to initialize and tools/list within {} s",
+                CONNECT_TIMEOUT.as_secs()
+            );
+            return Err(connect_error(plan, &process, detail));
+        }
+    };
+    let tools = tools
+        .into_iter()
+        .map(|t| ListedTool {
+            read_only: t
+                .annotations
+                .as_ref()
+                .and_then(|a| a.read_only_hint)
+                .unwrap_or(false),
+            schema: ToolSchema {
+                name: t.name.to_string(),
+                description: t.description.map(|d| d.to_string()).unwrap_or_default(),
+                input_schema: Value::Object((*t.input_schema).clone()),
+            },
+        })
+        .collect();
+    Ok((Connection { service, process }, tools))
+}
+
+fn connect_error(plan: &LaunchPlan, process: &ServerProcess, detail: String) -> BrowserError {
+    let stderr = process.stderr_tail();
+    let detail = if stderr.is_empty() {
+        detail
+    } else {
+        format!("{detail}; server stderr: {stderr}")
+    };
+    BrowserError::Connect {
+        command: plan.display.clone(),
+        detail,
+    }
+}
+
+/// Ends a connection: `browser_close` first when `orderly` (it saves the
+/// profile), then every process, then the rmcp session.
+async fn close_connection(conn: Connection, orderly: bool) {
+    let Connection {
+        service,
+        mut process,
+    } = conn;
+    if orderly && !service.is_transport_closed() {
+        let close = service.call_tool(CallToolRequestParams::new("browser_close"));
+        match tokio::time::timeout(CLOSE_CALL_TIMEOUT, close).await {
+            Ok(Ok(_)) => tracing::debug!("browser closed"),
+            Ok(Err(e)) => tracing::warn!(error = %e, "browser_close failed"),
+            Err(_) => tracing::warn!("browser_close did not answer in time"),
+        }
+    }
+    process.terminate(TERMINATE_GRACE).await;
+    let _ = tokio::time::timeout(TERMINATE_GRACE, service.cancel()).await;
+}
+
+/// The text items of a result, joined.
+fn result_text(result: &CallToolResult) -> String {
+    result
+        .content
+        .iter()
+        .filter_map(|c| c.as_text().map(|t| t.text.as_str()))
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
+fn move_file(from: &Path, to: &Path) -> Result<(), BrowserError> {
+    if let Some(parent) = to.parent() {
+        std::fs::create_dir_all(parent)
+            .map_err(|e| BrowserError::io("cannot create the screenshot folder", parent, e))?;
+    }
+    if std::fs::rename(from, to).is_ok() {
+        return Ok(());
+    }
+    // Another file system: copy, then remove the original.
+    std::fs::copy(from, to).map_err(|e| BrowserError::io("cannot save the screenshot", to, e))?;
+    let _ = std::fs::remove_file(from);
+    Ok(())
+}

@@ -1,0 +1,163 @@
+//! The command line: argument parsing and what each command prints.
+
+pub mod cancel;
+pub mod demo;
+pub mod doctor;
+pub mod login;
+mod services;
+pub mod session;
+
+use clap::{Parser, Subcommand};
+
+use crate::error::Result;
+use crate::paths::Dirs;
+use crate::plugin::{ComponentCache, Registry, Runtime};
+
+#[derive(Debug, Parser)]
+#[command(
+    name = "subterminator",
+    version,
+    about = "Cancel subscriptions by letting an AI model drive your own browser, with your \"yes\" before every irreversible step.",
+    after_help = "Examples:\n  subterminator demo                 see it work on a bundled practice site\n  subterminator services             list the services it can cancel\n  subterminator cancel netflix       cancel your Netflix membership"
+)]
+pub struct Cli {
+    #[command(subcommand)]
+    pub command: Command,
+
+    /// Print one machine-readable JSON object instead of human output.
+    #[arg(long, global = true)]
+    pub json: bool,
+
+    /// Show more: tool arguments, snapshots, debug logs (-vv).
+    #[arg(short, long, global = true, action = clap::ArgAction::Count)]
+    pub verbose: u8,
+}
+
+#[derive(Debug, Subcommand)]
+pub enum Command {
+    /// Cancel a subscription: the model drives your browser, you approve the irreversible steps.
+    Cancel(cancel::CancelArgs),
+
+    /// See the whole thing work on a bundled practice site (no account, no key needed).
+    Demo(demo::DemoArgs),
+
+    /// Open the browser on a service so you can sign in once; the session is kept.
+    Login(login::LoginArgs),
+
+    /// Check Node.js, Playwright MCP, the browser, the profile, the plugins and the keys.
+    #[command(after_help = "Examples:\n  subterminator doctor\n  subterminator doctor --json")]
+    Doctor,
+
+    /// Print shell completions.
+    #[command(
+        after_help = "Examples:\n  subterminator completions bash > ~/.local/share/bash-completion/completions/subterminator\n  subterminator completions zsh > ~/.zfunc/_subterminator"
+    )]
+    Completions { shell: clap_complete::Shell },
+
+    /// List the services subterminator can cancel.
+    #[command(
+        after_help = "Examples:\n  subterminator services\n  subterminator services show netflix\n  subterminator services --json"
+    )]
+    Services {
+        #[command(subcommand)]
+        action: Option<ServicesAction>,
+    },
+}
+
+#[derive(Debug, Subcommand)]
+pub enum ServicesAction {
+    /// Show one service's metadata and plan.
+    Show {
+        /// The service's id, e.g. netflix.
+        id: String,
+    },
+}
+
+/// The whole program: parse, run, and turn the library's typed errors into a
+/// message and an exit code.
+pub fn main() -> std::process::ExitCode {
+    let cli = Cli::parse();
+    init_tracing(cli.verbose);
+    let runtime = match tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()
+    {
+        Ok(runtime) => runtime,
+        Err(e) => {
+            anstream::eprintln!("error: cannot start the async runtime: {e}");
+            return std::process::ExitCode::from(1);
+        }
+    };
+    let code = match runtime.block_on(run(cli)) {
+        Ok(code) => code,
+        Err(e) => {
+            anstream::eprintln!("error: {e}");
+            e.class().exit_code()
+        }
+    };
+    // The stdin reader thread may still be blocked in read(); don't wait for it.
+    runtime.shutdown_timeout(std::time::Duration::from_millis(100));
+    std::process::ExitCode::from(code)
+}
+
+/// Logs go to stderr; `RUST_LOG` overrides the level `-v` picks.
+fn init_tracing(verbose: u8) {
+    let default = match verbose {
+        0 => "warn",
+        1 => "info,subterminator=debug",
+        _ => "debug",
+    };
+    let filter = tracing_subscriber::EnvFilter::try_from_default_env()
+        .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new(default));
+    tracing_subscriber::fmt()
+        .with_env_filter(filter)
+        .with_writer(std::io::stderr)
+        .with_target(false)
+        .init();
+}
+
+/// Runs the parsed command; the exit code comes from the error's class.
+pub async fn run(cli: Cli) -> Result<u8> {
+    let dirs = Dirs::from_env()?;
+    let (json, verbose) = (cli.json, cli.verbose > 0);
+    match cli.command {
+        Command::Cancel(args) => cancel::run(args, &dirs, json, verbose).await,
+        Command::Demo(args) => demo::run(args, &dirs, json, verbose).await,
+        Command::Login(args) => login::run(args, &dirs).await,
+        Command::Doctor => doctor::run(&dirs, json).await,
+        Command::Completions { shell } => {
+            use clap::CommandFactory;
+            clap_complete::generate(
+                shell,
+                &mut Cli::command(),
+                "subterminator",
+                &mut std::io::stdout(),
+            );
+            Ok(0)
+        }
+        Command::Services { action } => {
+            let registry = load_registry(&dirs).await?;
+            match action {
+                None => services::list(&registry, json),
+                Some(ServicesAction::Show { id }) => services::show(&registry, &id, json),
+            }
+        }
+    }
+}
+
+/// Loads every plugin off the async workers (wasmtime must not run on them).
+pub async fn load_registry(dirs: &Dirs) -> Result<Registry> {
+    let dirs = dirs.clone();
+    tokio::task::spawn_blocking(move || {
+        let runtime = match ComponentCache::open(&dirs.plugin_cache()) {
+            Ok(cache) => Runtime::with_cache(cache)?,
+            Err(e) => {
+                tracing::warn!("{e}; compiling plugins without a cache");
+                Runtime::new()?
+            }
+        };
+        Ok(Registry::load(&runtime, Some(&dirs.installed_plugins())))
+    })
+    .await
+    .map_err(|e| crate::Error::Configuration(format!("loading plugins failed: {e}")))?
+}

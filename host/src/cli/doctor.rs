@@ -1,0 +1,248 @@
+//! `subterminator doctor`: checks what a run needs, one ✓/✗ line each with
+//! the fix. Exits 0 only when every required check passes.
+
+use std::time::Duration;
+
+use crate::browser::{
+    self, Browser, BrowserOptions, PLAYWRIGHT_MCP_PACKAGE, PLAYWRIGHT_MCP_VERSION,
+};
+use crate::config::Config;
+use crate::error::Result;
+use crate::paths::Dirs;
+
+/// The first `npx` of the pinned package may download it.
+const PACKAGE_CHECK_TIMEOUT: Duration = Duration::from_secs(180);
+
+#[derive(Debug, serde::Serialize)]
+pub struct Check {
+    pub name: &'static str,
+    pub ok: bool,
+    pub required: bool,
+    pub detail: String,
+    pub fix: Option<String>,
+}
+
+fn pass(name: &'static str, detail: impl Into<String>) -> Check {
+    Check {
+        name,
+        ok: true,
+        required: true,
+        detail: detail.into(),
+        fix: None,
+    }
+}
+
+fn fail(name: &'static str, detail: impl Into<String>, fix: impl Into<String>) -> Check {
+    Check {
+        name,
+        ok: false,
+        required: true,
+        detail: detail.into(),
+        fix: Some(fix.into()),
+    }
+}
+
+pub async fn run(dirs: &Dirs, json: bool) -> Result<u8> {
+    let config = Config::load(&dirs.config_file()).ok().unwrap_or_default();
+    let mut checks = vec![node()];
+    checks.push(package(&config).await);
+    checks.push(browser_launches(dirs, &config).await);
+    checks.push(profile_dir(dirs));
+    checks.push(plugins(dirs).await);
+    checks.extend(keys());
+    let healthy = checks.iter().all(|c| c.ok || !c.required);
+    if json {
+        anstream::println!("{}", serde_json::json!({ "ok": healthy, "checks": checks }));
+    } else {
+        let green = anstyle::AnsiColor::Green.on_default().bold();
+        let red = anstyle::AnsiColor::Red.on_default().bold();
+        for c in &checks {
+            let mark = match (c.ok, c.required) {
+                (true, _) => format!("{green}✓{green:#}"),
+                (false, true) => format!("{red}✗{red:#}"),
+                (false, false) => "-".to_owned(),
+            };
+            anstream::println!("{mark} {}: {}", c.name, c.detail);
+            if let Some(fix) = &c.fix {
+                anstream::println!("    fix: {fix}");
+            }
+        }
+    }
+    Ok(if healthy { 0 } else { 1 })
+}
+
+fn node() -> Check {
+    match browser::preflight_node() {
+        Ok(info) => pass(
+            "Node.js",
+            format!("{} at {}", info.version, info.path.display()),
+        ),
+        Err(e) => fail(
+            "Node.js",
+            e.to_string(),
+            "install Node.js 18 or newer (https://nodejs.org/)",
+        ),
+    }
+}
+
+async fn package(config: &Config) -> Check {
+    let name = "Playwright MCP";
+    let mut argv = config
+        .browser
+        .command
+        .clone()
+        .unwrap_or_else(browser::launch::default_command);
+    argv.push("--version".into());
+    let Some((program, rest)) = argv.split_first() else {
+        return fail(
+            name,
+            "the configured command is empty",
+            "remove [browser].command from the config",
+        );
+    };
+    let output = tokio::time::timeout(
+        PACKAGE_CHECK_TIMEOUT,
+        tokio::process::Command::new(program)
+            .args(rest)
+            .kill_on_drop(true)
+            .output(),
+    )
+    .await;
+    let pin = format!("{PLAYWRIGHT_MCP_PACKAGE}@{PLAYWRIGHT_MCP_VERSION}");
+    match output {
+        Ok(Ok(out)) if out.status.success() => {
+            let version = String::from_utf8_lossy(&out.stdout).trim().to_owned();
+            pass(name, format!("{pin} answers (version {version})"))
+        }
+        Ok(Ok(out)) => fail(
+            name,
+            format!(
+                "`{}` failed: {}",
+                argv.join(" "),
+                String::from_utf8_lossy(&out.stderr).trim()
+            ),
+            format!("run `npx -y {pin} --version` once with network access"),
+        ),
+        Ok(Err(e)) => fail(
+            name,
+            format!("cannot run `{program}`: {e}"),
+            "install Node.js with npm (npx comes with it)",
+        ),
+        Err(_) => fail(
+            name,
+            format!(
+                "`{}` did not answer within {} s",
+                argv.join(" "),
+                PACKAGE_CHECK_TIMEOUT.as_secs()
+            ),
+            format!("run `npx -y {pin} --version` by hand to see what it waits for"),
+        ),
+    }
+}
+
+async fn browser_launches(dirs: &Dirs, config: &Config) -> Check {
+    let name = "Browser";
+    let path = match browser::detect_executable(config.browser.executable.as_deref()) {
+        Ok(path) => path,
+        Err(e) => {
+            return fail(
+                name,
+                e.to_string(),
+                "install Chromium (`apt-get install chromium`) or set SUBTERMINATOR_BROWSER=/path/to/chrome",
+            );
+        }
+    };
+    let scratch = dirs.cache.join("doctor");
+    let mut options = BrowserOptions::headless_isolated(&scratch);
+    options.executable_path = Some(path.clone());
+    options.command = config.browser.command.clone();
+    let launched = match Browser::start(options).await {
+        Ok(browser) => {
+            let opened = browser.navigate("about:blank").await;
+            let _ = browser.shutdown().await;
+            opened.map(|_| ())
+        }
+        Err(e) => Err(e),
+    };
+    let _ = std::fs::remove_dir_all(&scratch);
+    match launched {
+        Ok(()) => pass(name, format!("{} launches headless", path.display())),
+        Err(e) => fail(
+            name,
+            format!("{} found but does not launch: {e}", path.display()),
+            "check the browser runs (`chromium --headless --version`), or point SUBTERMINATOR_BROWSER at another",
+        ),
+    }
+}
+
+fn profile_dir(dirs: &Dirs) -> Check {
+    let name = "Browser profile";
+    let dir = dirs.browser_profile();
+    let writable =
+        std::fs::create_dir_all(&dir).and_then(|()| tempfile::tempfile_in(&dir).map(|_| ()));
+    match writable {
+        Err(e) => fail(
+            name,
+            format!("{} is not writable: {e}", dir.display()),
+            "fix the folder's permissions or set SUBTERMINATOR_HOME",
+        ),
+        Ok(()) => match browser::launch::check_profile_free(&dir) {
+            Ok(()) => pass(name, format!("{} is writable and free", dir.display())),
+            Err(e) => fail(name, e.to_string(), "close the browser or run that uses it"),
+        },
+    }
+}
+
+async fn plugins(dirs: &Dirs) -> Check {
+    let name = "Plugins";
+    match super::load_registry(dirs).await {
+        Ok(registry) if registry.broken().is_empty() => pass(
+            name,
+            format!(
+                "{} load in the sandbox ({}); cache at {}",
+                registry.services().len(),
+                registry.ids().join(", "),
+                dirs.plugin_cache().display()
+            ),
+        ),
+        Ok(registry) => {
+            let broken: Vec<String> = registry
+                .broken()
+                .iter()
+                .map(|(n, e)| format!("{n}: {e}"))
+                .collect();
+            fail(
+                name,
+                broken.join("; "),
+                "remove or update the broken plugin files",
+            )
+        }
+        Err(e) => fail(
+            name,
+            e.to_string(),
+            format!("delete {} and try again", dirs.plugin_cache().display()),
+        ),
+    }
+}
+
+/// Keys are reported as set or not, never shown; none is required, since
+/// the demo and local models run without one.
+fn keys() -> Vec<Check> {
+    ["ANTHROPIC_API_KEY", "OPENAI_API_KEY"]
+        .into_iter()
+        .map(|var| {
+            let set = std::env::var(var).is_ok_and(|v| !v.trim().is_empty());
+            Check {
+                name: var,
+                ok: set,
+                required: false,
+                detail: if set {
+                    "set".into()
+                } else {
+                    "not set (only needed for that provider's models)".into()
+                },
+                fix: None,
+            }
+        })
+        .collect()
+}

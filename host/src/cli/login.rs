@@ -1,0 +1,61 @@
+//! `subterminator login <service>`: sign in once, by hand, in the real
+//! browser profile, so that later runs find the session.
+
+use std::path::PathBuf;
+
+use clap::Args;
+
+use super::session;
+use crate::approval::Console;
+use crate::browser::{Browser, BrowserOptions, Profile};
+use crate::config::Config;
+use crate::error::{Error, Result};
+use crate::paths::Dirs;
+
+#[derive(Debug, Args)]
+#[command(after_help = "Examples:\n  subterminator login netflix")]
+pub struct LoginArgs {
+    /// The service to sign in to, e.g. netflix.
+    pub service: String,
+
+    /// The Chrome or Chromium executable to drive.
+    #[arg(long, value_name = "PATH")]
+    pub browser: Option<PathBuf>,
+}
+
+pub async fn run(args: LoginArgs, dirs: &Dirs) -> Result<u8> {
+    let config = Config::load(&dirs.config_file())?;
+    let registry = super::load_registry(dirs).await?;
+    let service = registry.get(&args.service)?;
+    if !session::has_display() {
+        return Err(Error::Configuration(
+            "`login` opens a browser window for you to sign in, and there is no display here. Run it on a desktop.".into(),
+        ));
+    }
+    let output = dirs.runs().join("login");
+    let mut options = BrowserOptions::new(Profile::Persistent(dirs.browser_profile()), output);
+    options.executable_path = args.browser.or_else(|| config.browser.executable.clone());
+    options.command = config.browser.command.clone();
+    let browser = Browser::start(options).await?;
+    let opened = browser.navigate(&service.metadata.initial_url).await;
+    if let Err(e) = opened {
+        let _ = browser.shutdown().await;
+        return Err(e.into());
+    }
+    anstream::println!(
+        "Sign in to {} in the browser window, then press Enter here to save the session.",
+        service.metadata.display_name
+    );
+    let mut console = Console::stdin();
+    tokio::select! {
+        _ = console.read_line() => {}
+        () = session::interrupted() => {}
+    }
+    // Closing through the server keeps the profile's session data.
+    browser.shutdown().await?;
+    anstream::println!(
+        "Saved. Run `subterminator cancel {}` next.",
+        service.metadata.id
+    );
+    Ok(0)
+}

@@ -1,0 +1,80 @@
+//! `subterminator services` and `services show <id>`.
+
+use anstream::println;
+
+use crate::error::Result;
+use crate::plugin::Registry;
+
+pub fn list(registry: &Registry, json: bool) -> Result<u8> {
+    if json {
+        let services: Vec<_> = registry
+            .services()
+            .iter()
+            .map(|s| {
+                serde_json::json!({
+                    "id": s.metadata.id,
+                    "name": s.metadata.display_name,
+                    "version": s.metadata.version,
+                    "source": s.source,
+                    "api_version": s.api_version,
+                })
+            })
+            .collect();
+        let broken: Vec<_> = registry
+            .broken()
+            .iter()
+            .map(|(name, e)| serde_json::json!({ "plugin": name, "error": e.to_string() }))
+            .collect();
+        println!(
+            "{}",
+            serde_json::json!({ "services": services, "broken": broken })
+        );
+        return Ok(0);
+    }
+    println!("{:<16} {:<20} {:<10} SOURCE", "ID", "NAME", "VERSION");
+    for s in registry.services() {
+        println!(
+            "{:<16} {:<20} {:<10} {}",
+            s.metadata.id, s.metadata.display_name, s.metadata.version, s.source
+        );
+    }
+    for (name, e) in registry.broken() {
+        anstream::eprintln!("not loaded: {name}: {e}");
+    }
+    Ok(0)
+}
+
+pub fn show(registry: &Registry, id: &str, json: bool) -> Result<u8> {
+    let s = registry.get(id)?;
+    let m = &s.metadata;
+    if json {
+        let value = serde_json::json!({
+            "metadata": m,
+            "plan": s.plan,
+            "source": s.source,
+            "api_version": s.api_version,
+        });
+        println!("{value}");
+        return Ok(0);
+    }
+    println!("{} ({}) {}", m.display_name, m.id, m.version);
+    println!("  source:          {}", s.source);
+    println!("  plugin API:      {}", s.api_version);
+    println!("  starts at:       {}", m.initial_url);
+    println!("  allowed origins: {}", m.allowed_origins.join(", "));
+    println!("  sign-in pages:   {}", m.login_url_patterns.join(", "));
+    println!("  goal:            {}", m.goal);
+    if !m.system_prompt_addition.is_empty() {
+        println!("  guidance:        {}", m.system_prompt_addition);
+    }
+    if s.plan.is_empty() {
+        println!("  plan:            none (the model finds its own way)");
+    } else {
+        println!("  plan:");
+        for (i, step) in s.plan.iter().enumerate() {
+            println!("    {}. {}", i + 1, step.description);
+            println!("       done when: {}", step.done_when);
+        }
+    }
+    Ok(0)
+}

@@ -1,0 +1,214 @@
+//! What `cancel` and `demo` share: choosing the driver, starting the
+//! browser, running the agent under Ctrl+C, and cleaning up on every path.
+
+use std::io::IsTerminal;
+use std::path::PathBuf;
+
+use crate::agent::{
+    Agent, Driver, Event, FullProfile, OfflinePolicy, Reporter, RunOptions, TaskResult, ToolProfile,
+};
+use crate::approval::Console;
+use crate::browser::{Browser, BrowserOptions, Profile};
+use crate::config::Config;
+use crate::error::{Error, Result};
+use crate::llm::{self, LlmSettings, ModelChoice, ProviderEnv};
+use crate::paths::Dirs;
+use crate::plugin::ServiceEntry;
+use crate::run::RunRecord;
+
+/// `--model offline`: the deterministic plan-following policy, no model.
+pub const OFFLINE_MODEL: &str = "offline";
+
+/// Which tools the model sees.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum ToolsArg {
+    /// Seven tools over pruned snapshots (seed 002).
+    Compact,
+    /// Playwright MCP's own tools and snapshots (seed 000).
+    Full,
+}
+
+/// Everything one run needs, gathered from flags, environment and config.
+#[derive(Debug, Clone)]
+pub struct SessionSpec {
+    pub model: Option<String>,
+    pub base_url: Option<String>,
+    pub max_turns: u32,
+    pub dry_run: bool,
+    pub checkpoints: bool,
+    pub headless: bool,
+    pub start_url: Option<String>,
+    pub tools: ToolsArg,
+    pub browser: Option<PathBuf>,
+    pub isolated: bool,
+    pub json: bool,
+    pub verbose: bool,
+}
+
+/// Chooses who drives: `offline`, or a model by `--model` > `SUBTERMINATOR_MODEL` > config.
+pub fn driver(spec: &SessionSpec, config: &Config, service: &ServiceEntry) -> Result<Driver> {
+    let env_model = std::env::var("SUBTERMINATOR_MODEL")
+        .ok()
+        .filter(|m| !m.is_empty());
+    let wanted = spec
+        .model
+        .as_deref()
+        .or(env_model.as_deref())
+        .or(config.model.as_deref());
+    if wanted == Some(OFFLINE_MODEL) {
+        return Ok(Driver::Offline(OfflinePolicy::new(service.plan.clone())));
+    }
+    let mut choice = ModelChoice::resolve(
+        spec.model.as_deref(),
+        env_model.as_deref(),
+        config.model.as_deref(),
+    )?;
+    if let Some(url) = spec.base_url.clone().or_else(|| config.base_url.clone()) {
+        choice.base_url = Some(url);
+    }
+    let provider = llm::connect(&choice, &ProviderEnv::from_env(), &LlmSettings::default())?;
+    Ok(Driver::Model(provider))
+}
+
+/// Whether a browser window can be shown here.
+pub fn has_display() -> bool {
+    if cfg!(target_os = "linux") {
+        ["DISPLAY", "WAYLAND_DISPLAY"]
+            .iter()
+            .any(|v| std::env::var_os(v).is_some_and(|x| !x.is_empty()))
+    } else {
+        true
+    }
+}
+
+/// The URL a run starts at: `--start-url` (checked) or the plugin's own.
+pub fn start_url(spec: &SessionSpec, service: &ServiceEntry) -> Result<(String, bool)> {
+    match &spec.start_url {
+        Some(url) => {
+            let parsed = url::Url::parse(url).map_err(|e| {
+                Error::Configuration(format!("--start-url {url:?} is not a URL: {e}"))
+            })?;
+            if !matches!(parsed.scheme(), "http" | "https") {
+                return Err(Error::Configuration(format!(
+                    "--start-url {url:?} must be an http(s) URL"
+                )));
+            }
+            Ok((parsed.to_string(), true))
+        }
+        None => Ok((service.metadata.initial_url.clone(), false)),
+    }
+}
+
+/// Runs `service` end to end and returns the process's exit code.
+pub async fn run(
+    dirs: &Dirs,
+    config: &Config,
+    service: &ServiceEntry,
+    spec: &SessionSpec,
+    driver: Driver,
+) -> Result<u8> {
+    let (start_url, local_copy) = start_url(spec, service)?;
+    let record = RunRecord::create(&dirs.runs(), &service.metadata.id)?;
+    let run_dir = record.dir().to_path_buf();
+    let mut reporter = Reporter::new(Some(record), !spec.json, spec.verbose);
+    let headless = spec.headless || config.browser.headless.unwrap_or(false) || !has_display();
+    let mut options = BrowserOptions::new(
+        if spec.isolated {
+            Profile::Isolated
+        } else {
+            Profile::Persistent(dirs.browser_profile())
+        },
+        run_dir.join("browser"),
+    );
+    options.headless = headless;
+    options.executable_path = spec
+        .browser
+        .clone()
+        .or_else(|| config.browser.executable.clone());
+    options.command = config.browser.command.clone();
+
+    reporter.busy("Starting the browser…");
+    let browser = Browser::start(options).await;
+    reporter.idle();
+    let browser = browser?;
+    let profile: Box<dyn ToolProfile> = make_profile(spec.tools, &browser);
+    let mut console = Console::stdin();
+    let agent = Agent {
+        service,
+        browser: &browser,
+        driver,
+        profile,
+        console: &mut console,
+        reporter: &mut reporter,
+        options: RunOptions {
+            max_turns: spec.max_turns,
+            dry_run: spec.dry_run,
+            checkpoints: spec.checkpoints,
+            start_url,
+            local_copy,
+            interactive: !headless && std::io::stdin().is_terminal(),
+        },
+    };
+    let outcome = tokio::select! {
+        result = agent.run() => Some(result),
+        () = interrupted() => None,
+    };
+    let result = match outcome {
+        Some(result) => result,
+        None => {
+            reporter.notice("\n⚠️  Interrupt received, cleaning up...");
+            let result = TaskResult::from_error(&Error::Interrupted, 0);
+            reporter.emit(Event::Finished {
+                result: result.clone(),
+            });
+            result
+        }
+    };
+    if let Err(e) = browser.shutdown().await {
+        tracing::warn!("browser shutdown: {e}");
+    }
+    if let Some(record) = reporter.record()
+        && let Err(e) = record.finish(&result)
+    {
+        tracing::warn!("{e}");
+    }
+    if spec.json {
+        let value = serde_json::json!({
+            "service": service.metadata.id,
+            "result": result,
+            "run_dir": run_dir,
+        });
+        anstream::println!("{value}");
+    }
+    Ok(result.exit_code)
+}
+
+fn make_profile(tools: ToolsArg, browser: &Browser) -> Box<dyn ToolProfile> {
+    match tools {
+        ToolsArg::Full | ToolsArg::Compact => Box::new(FullProfile::new(browser.tools())),
+    }
+}
+
+/// Ctrl+C or SIGTERM.
+pub async fn interrupted() {
+    #[cfg(unix)]
+    {
+        let mut term =
+            match tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate()) {
+                Ok(term) => term,
+                Err(e) => {
+                    tracing::warn!("cannot watch SIGTERM: {e}");
+                    let _ = tokio::signal::ctrl_c().await;
+                    return;
+                }
+            };
+        tokio::select! {
+            _ = tokio::signal::ctrl_c() => {}
+            _ = term.recv() => {}
+        }
+    }
+    #[cfg(not(unix))]
+    {
+        let _ = tokio::signal::ctrl_c().await;
+    }
+}

@@ -1,0 +1,133 @@
+//! `config.toml` in the config directory. Every field is optional; the
+//! command line wins over the environment, which wins over this file.
+
+use std::path::{Path, PathBuf};
+
+use serde::Deserialize;
+
+use crate::error::{Error, Result};
+
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(deny_unknown_fields, rename_all = "kebab-case")]
+pub struct Config {
+    /// The model that drives the browser.
+    ///
+    /// ```toml
+    /// model = "claude-opus-4-6"
+    /// # or a local one:
+    /// model = "ollama:qwen2.5:7b"
+    /// ```
+    pub model: Option<String>,
+
+    /// Where the model's API lives, for OpenAI-compatible local servers.
+    /// Follows the provider SDKs: OpenAI URLs include `/v1`.
+    ///
+    /// ```toml
+    /// base-url = "http://localhost:11434/v1"
+    /// ```
+    pub base_url: Option<String>,
+
+    #[serde(default)]
+    pub browser: BrowserConfig,
+
+    #[serde(default)]
+    pub agent: AgentConfig,
+}
+
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(deny_unknown_fields, rename_all = "kebab-case")]
+pub struct BrowserConfig {
+    /// The Chrome or Chromium to drive, when it is not found on its own.
+    ///
+    /// ```toml
+    /// [browser]
+    /// executable = "/usr/bin/chromium"
+    /// ```
+    pub executable: Option<PathBuf>,
+
+    /// Run the browser without a window.
+    ///
+    /// ```toml
+    /// [browser]
+    /// headless = true
+    /// ```
+    pub headless: Option<bool>,
+
+    /// Start the Playwright MCP server with this command instead of the
+    /// pinned `npx -y @playwright/mcp@<version>`.
+    ///
+    /// ```toml
+    /// [browser]
+    /// command = ["node", "/opt/playwright-mcp/cli.js"]
+    /// ```
+    pub command: Option<Vec<String>>,
+}
+
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(deny_unknown_fields, rename_all = "kebab-case")]
+pub struct AgentConfig {
+    /// The most model turns one run may take.
+    ///
+    /// ```toml
+    /// [agent]
+    /// max-turns = 20
+    /// ```
+    pub max_turns: Option<u32>,
+
+    /// What the model sees: `compact` (seven tools, pruned snapshots) or
+    /// `full` (Playwright MCP's own tools and snapshots).
+    ///
+    /// ```toml
+    /// [agent]
+    /// tools = "compact"
+    /// ```
+    pub tools: Option<String>,
+}
+
+impl Config {
+    /// Reads `path`; a missing file is an empty config, a bad one an error
+    /// that names the file and the field.
+    pub fn load(path: &Path) -> Result<Self> {
+        let text = match std::fs::read_to_string(path) {
+            Ok(text) => text,
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(Self::default()),
+            Err(e) => return Err(Error::io("cannot read the config file", path, e)),
+        };
+        toml::from_str(&text).map_err(|e| Error::Configuration(format!("{}: {e}", path.display())))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used)]
+    use super::*;
+
+    #[test]
+    fn parses_every_field() {
+        let config: Config = toml::from_str(
+            "model = \"gpt-4o\"\nbase-url = \"http://localhost:11434/v1\"\n[browser]\nexecutable = \"/usr/bin/chromium\"\nheadless = true\ncommand = [\"node\", \"cli.js\"]\n[agent]\nmax-turns = 7\ntools = \"full\"\n",
+        )
+        .unwrap();
+        assert_eq!(config.model.as_deref(), Some("gpt-4o"));
+        assert_eq!(config.browser.headless, Some(true));
+        assert_eq!(config.agent.max_turns, Some(7));
+    }
+
+    #[test]
+    fn unknown_fields_are_errors_naming_the_field() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("config.toml");
+        std::fs::write(&path, "modle = \"gpt-4o\"\n").unwrap();
+        let err = Config::load(&path).unwrap_err().to_string();
+        assert!(
+            err.contains("modle") && err.contains("config.toml"),
+            "{err}"
+        );
+    }
+
+    #[test]
+    fn a_missing_file_is_empty() {
+        let config = Config::load(Path::new("/nonexistent/config.toml")).unwrap();
+        assert!(config.model.is_none());
+    }
+}

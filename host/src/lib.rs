@@ -1,0 +1,18 @@
+//! subterminator: cancel subscriptions by letting an AI model drive your own
+//! browser, with a human "yes" before every irreversible step, and each
+//! service described by a sandboxed WebAssembly plugin.
+
+pub mod agent;
+pub mod approval;
+pub mod browser;
+pub mod cli;
+pub mod config;
+pub mod demo;
+pub mod error;
+pub mod llm;
+pub mod page;
+pub mod paths;
+pub mod plugin;
+pub mod run;
+
+pub use error::{Error, ErrorClass, Result};

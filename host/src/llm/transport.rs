@@ -1,0 +1,306 @@
+//! One JSON POST with the retry policy around it, shared by both providers.
+//! Everything a server says is redacted (the key replaced by `***`) before it
+//! can become part of an error.
+
+use std::time::{Duration, SystemTime};
+
+use reqwest::header::{CONTENT_TYPE, HeaderMap, HeaderValue};
+use serde_json::Value;
+
+use super::settings::{CONNECT_TIMEOUT, Endpoint, MAX_RETRY_AFTER, is_local};
+use super::{ApiKey, LlmError, LlmSettings, ProviderKind, retry};
+
+/// How much of a server's error text ends up in our error message.
+const MAX_ERROR_MESSAGE_CHARS: usize = 600;
+
+const USER_AGENT: &str = concat!("subterminator/", env!("CARGO_PKG_VERSION"));
+
+pub(crate) struct Transport {
+    client: reqwest::Client,
+    provider: ProviderKind,
+    endpoint: Endpoint,
+    settings: LlmSettings,
+}
+
+/// Why one attempt failed, and whether another one may succeed.
+enum AttemptError {
+    Retry {
+        /// `None` when no HTTP answer came back at all.
+        status: Option<u16>,
+        message: String,
+        retry_after: Option<Duration>,
+    },
+    Final(LlmError),
+}
+
+impl Transport {
+    pub fn new(
+        provider: ProviderKind,
+        endpoint: Endpoint,
+        settings: LlmSettings,
+    ) -> Result<Transport, LlmError> {
+        // Redirects are refused because reqwest would forward `x-api-key` to
+        // whatever host a redirect names; no model API redirects a POST.
+        let mut builder = reqwest::Client::builder()
+            .user_agent(USER_AGENT)
+            .connect_timeout(CONNECT_TIMEOUT.min(settings.timeout))
+            .redirect(reqwest::redirect::Policy::none());
+        if is_local(&endpoint.url) {
+            // A system proxy cannot reach the user's own Ollama or test server.
+            builder = builder.no_proxy();
+        }
+        let client = builder.build().map_err(|e| {
+            LlmError::Configuration(format!(
+                "Cannot set up the HTTP client: {}",
+                error_chain(&e)
+            ))
+        })?;
+        Ok(Transport {
+            client,
+            provider,
+            endpoint,
+            settings,
+        })
+    }
+
+    pub fn key(&self) -> Option<&ApiKey> {
+        self.endpoint.key.as_ref()
+    }
+
+    /// A header value holding the key, marked sensitive so that reqwest and
+    /// hyper never print it.
+    pub fn secret_header(&self, value: &str) -> Result<HeaderValue, LlmError> {
+        let mut header = HeaderValue::from_str(value).map_err(|_| {
+            LlmError::Configuration(format!(
+                "{} contains characters that cannot be sent in an HTTP header",
+                self.provider.key_env()
+            ))
+        })?;
+        header.set_sensitive(true);
+        Ok(header)
+    }
+
+    /// POSTs `body` with the retry policy; returns the parsed JSON of a 2xx.
+    pub async fn post_json(&self, headers: &HeaderMap, body: &Value) -> Result<Value, LlmError> {
+        let bytes = serde_json::to_vec(body).map_err(|e| LlmError::InvalidResponse {
+            provider: self.provider.to_string(),
+            message: format!("cannot encode the request: {e}"),
+        })?;
+        let attempts = self.settings.max_attempts.max(1);
+        let mut failed = 0;
+        loop {
+            tracing::debug!(
+                provider = %self.provider,
+                url = %self.endpoint.display,
+                attempt = failed + 1,
+                bytes = bytes.len(),
+                "model request"
+            );
+            let attempt =
+                tokio::time::timeout(self.settings.timeout, self.attempt(headers, &bytes));
+            let (status, message, retry_after) = match attempt.await {
+                Ok(Ok(json)) => return Ok(json),
+                Ok(Err(AttemptError::Final(error))) => return Err(error),
+                Ok(Err(AttemptError::Retry {
+                    status,
+                    message,
+                    retry_after,
+                })) => (status, message, retry_after),
+                Err(_elapsed) => {
+                    return Err(LlmError::Timeout {
+                        provider: self.provider.to_string(),
+                        timeout: self.settings.timeout,
+                    });
+                }
+            };
+            failed += 1;
+            let too_long = retry_after.filter(|asked| *asked > MAX_RETRY_AFTER);
+            if failed >= attempts || too_long.is_some() {
+                let message = match too_long {
+                    Some(asked) => format!(
+                        "{message} (the server asked to retry after {}s)",
+                        asked.as_secs()
+                    ),
+                    None => message,
+                };
+                return Err(self.exhausted(status, failed, message));
+            }
+            let wait = retry::delay(&self.settings, failed, retry_after);
+            tracing::warn!(
+                provider = %self.provider,
+                status = status.unwrap_or(0),
+                attempt = failed,
+                wait_ms = u64::try_from(wait.as_millis()).unwrap_or(u64::MAX),
+                error = %message,
+                "model call failed; retrying"
+            );
+            tokio::time::sleep(wait).await;
+        }
+    }
+
+    async fn attempt(&self, headers: &HeaderMap, body: &[u8]) -> Result<Value, AttemptError> {
+        let response = self
+            .client
+            .post(self.endpoint.url.clone())
+            .headers(headers.clone())
+            .header(CONTENT_TYPE, "application/json")
+            .body(body.to_vec())
+            .send()
+            .await
+            .map_err(|e| self.send_error(e))?;
+        let status = response.status().as_u16();
+        let retry_after = retry::retry_after(response.headers(), SystemTime::now());
+        let text = response.text().await.map_err(|e| self.send_error(e))?;
+        tracing::debug!(provider = %self.provider, status, bytes = text.len(), "model response");
+        if (200..300).contains(&status) {
+            return serde_json::from_str(&text).map_err(|e| {
+                AttemptError::Final(LlmError::InvalidResponse {
+                    provider: self.provider.to_string(),
+                    message: format!("{e}; body: {}", self.clean(&text)),
+                })
+            });
+        }
+        let message = self.clean(&server_message(&text));
+        if retry::is_retryable_status(status) {
+            Err(AttemptError::Retry {
+                status: Some(status),
+                message,
+                retry_after,
+            })
+        } else {
+            Err(AttemptError::Final(LlmError::Rejected {
+                provider: self.provider.to_string(),
+                status,
+                message,
+            }))
+        }
+    }
+
+    fn send_error(&self, error: reqwest::Error) -> AttemptError {
+        let builder = error.is_builder();
+        let message = self.clean(&error_chain(&error.without_url()));
+        if builder {
+            return AttemptError::Final(LlmError::Configuration(format!(
+                "Cannot build the {} request: {message}",
+                self.provider
+            )));
+        }
+        AttemptError::Retry {
+            status: None,
+            message,
+            retry_after: None,
+        }
+    }
+
+    fn exhausted(&self, status: Option<u16>, attempts: u32, message: String) -> LlmError {
+        let provider = self.provider.to_string();
+        match status {
+            Some(status) => LlmError::Unavailable {
+                provider,
+                status,
+                attempts,
+                message,
+            },
+            None => LlmError::Unreachable {
+                provider,
+                url: self.endpoint.display.clone(),
+                attempts,
+                message,
+            },
+        }
+    }
+
+    /// Redacts the key, then shortens: in that order, so a cut can never
+    /// leave a fragment of the key behind.
+    fn clean(&self, text: &str) -> String {
+        let redacted = match self.key().map(ApiKey::expose) {
+            Some(key) if !key.is_empty() => text.replace(key, "***"),
+            _ => text.to_owned(),
+        };
+        truncate(redacted.trim(), MAX_ERROR_MESSAGE_CHARS)
+    }
+}
+
+/// The human part of an error body. Anthropic and OpenAI both use
+/// `{"error": {"type", "message"}}`; Ollama sends `{"error": "..."}` and
+/// vLLM `{"message": "..."}`; anything else is shown as it came.
+pub(crate) fn server_message(body: &str) -> String {
+    let Ok(json) = serde_json::from_str::<Value>(body) else {
+        return if body.trim().is_empty() {
+            "(empty response body)".to_owned()
+        } else {
+            body.to_owned()
+        };
+    };
+    let error = &json["error"];
+    if let Some(message) = error["message"].as_str() {
+        return match error["type"].as_str().or_else(|| error["code"].as_str()) {
+            Some(kind) => format!("{kind}: {message}"),
+            None => message.to_owned(),
+        };
+    }
+    [&json["error"], &json["message"], &json["detail"]]
+        .into_iter()
+        .find_map(Value::as_str)
+        .map_or_else(|| body.to_owned(), str::to_owned)
+}
+
+fn truncate(text: &str, max_chars: usize) -> String {
+    match text.char_indices().nth(max_chars) {
+        Some((cut, _)) => format!("{}…", &text[..cut]),
+        None => text.to_owned(),
+    }
+}
+
+/// reqwest's own Display says only "error sending request"; the reason
+/// (refused, reset, TLS) is in the source chain.
+fn error_chain(error: &dyn std::error::Error) -> String {
+    let mut text = error.to_string();
+    let mut source = error.source();
+    while let Some(cause) = source {
+        let cause_text = cause.to_string();
+        if !text.contains(&cause_text) {
+            text.push_str(": ");
+            text.push_str(&cause_text);
+        }
+        source = cause.source();
+    }
+    text
+}
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
+
+    use super::*;
+
+    #[test]
+    fn server_messages_from_each_dialect() {
+        let cases = [
+            (
+                r#"{"type":"error","error":{"type":"authentication_error","message":"invalid x-api-key"}}"#,
+                "authentication_error: invalid x-api-key",
+            ),
+            (
+                r#"{"error":{"message":"Incorrect API key provided","type":"invalid_request_error","param":null,"code":"invalid_api_key"}}"#,
+                "invalid_request_error: Incorrect API key provided",
+            ),
+            (
+                r#"{"error":"model 'qwen' not found"}"#,
+                "model 'qwen' not found",
+            ),
+            (r#"{"object":"error","message":"bad","code":400}"#, "bad"),
+            ("<html>Bad Gateway</html>", "<html>Bad Gateway</html>"),
+            ("", "(empty response body)"),
+        ];
+        for (body, expected) in cases {
+            assert_eq!(server_message(body), expected);
+        }
+    }
+
+    #[test]
+    fn truncation_respects_characters() {
+        assert_eq!(truncate("ééé", 2), "éé…");
+        assert_eq!(truncate("abc", 3), "abc");
+    }
+}

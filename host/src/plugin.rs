@@ -1,0 +1,137 @@
+//! Service plugins: WebAssembly components run in a sandbox with no ambient
+//! authority (no files, environment, sockets or HTTP), each call under an
+//! epoch deadline and a memory limit.
+//!
+//! One [`Runtime`] (one engine) serves every plugin; each plugin gets its own
+//! store. A call that traps, times out or runs out of memory becomes a
+//! [`PluginError`] naming the plugin, and the instance is replaced before the
+//! next call. Callers fail closed: an erroring checkpoint means "ask the
+//! human", an erroring verify means "not verified".
+
+mod cache;
+mod instance;
+pub mod limits;
+mod registry;
+mod sandbox;
+mod types;
+mod v0_1_0;
+
+use std::sync::Arc;
+
+pub use cache::{CacheOutcome, ComponentCache};
+pub use instance::Plugin;
+pub use registry::{BUNDLED, BundledPlugin, PluginSource, Registry, ServiceEntry};
+pub use sandbox::Runtime;
+pub use types::{
+    AuthEvent, AuthKind, HintAction, Metadata, PlanStep, TargetHint, ToolCallView, Verdict,
+};
+
+use crate::error::ErrorClass;
+
+/// The embedded component of a bundled plugin package.
+pub fn bundled_component(package: &str) -> Option<&'static [u8]> {
+    BUNDLED
+        .iter()
+        .find(|b| b.package == package)
+        .map(|b| b.wasm)
+}
+
+/// The plugin API versions this host can run, newest first.
+pub const SUPPORTED_API_VERSIONS: &[&str] = &[v0_1_0::API_VERSION];
+
+/// A plugin shared between the agent and blocking threads. Wasmtime calls run
+/// under `spawn_blocking`, never on a tokio worker.
+pub type SharedPlugin = Arc<std::sync::Mutex<Plugin>>;
+
+/// Which plugin an error is about.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct PluginId {
+    pub id: String,
+    pub version: String,
+}
+
+impl std::fmt::Display for PluginId {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "plugin '{}' {}", self.id, self.version)
+    }
+}
+
+#[derive(Debug, thiserror::Error)]
+pub enum PluginError {
+    #[error("{plugin}: {call} ran past its {limit_ms} ms deadline and was stopped")]
+    Timeout {
+        plugin: PluginId,
+        call: &'static str,
+        limit_ms: u128,
+    },
+
+    #[error("{plugin}: {call} needed more than its {limit_mib} MiB memory limit and was stopped")]
+    OutOfMemory {
+        plugin: PluginId,
+        call: &'static str,
+        limit_mib: usize,
+    },
+
+    #[error("{plugin}: {call} trapped: {cause}")]
+    Trap {
+        plugin: PluginId,
+        call: &'static str,
+        cause: String,
+    },
+
+    #[error("{source_name}: not a valid plugin component: {cause}")]
+    Invalid { source_name: String, cause: String },
+
+    #[error(
+        "{source_name}: speaks plugin API {found}, which this subterminator cannot run (it supports {})",
+        SUPPORTED_API_VERSIONS.join(", ")
+    )]
+    UnsupportedApi { source_name: String, found: String },
+
+    #[error("{source_name}: cannot be instantiated in the sandbox: {cause}")]
+    Instantiate { source_name: String, cause: String },
+
+    #[error("{source_name}: bad metadata: {cause}")]
+    BadMetadata { source_name: String, cause: String },
+
+    #[error("{context}: {path}: {source}")]
+    Io {
+        context: &'static str,
+        path: std::path::PathBuf,
+        #[source]
+        source: std::io::Error,
+    },
+
+    #[error("the plugin worker thread failed: {0}")]
+    Worker(String),
+}
+
+impl PluginError {
+    pub fn class(&self) -> ErrorClass {
+        match self {
+            PluginError::Invalid { .. }
+            | PluginError::UnsupportedApi { .. }
+            | PluginError::Instantiate { .. }
+            | PluginError::BadMetadata { .. } => ErrorClass::Configuration,
+            _ => ErrorClass::Failure,
+        }
+    }
+}
+
+/// Runs a blocking plugin call on tokio's blocking pool: a guest touching
+/// WASI from a worker thread would panic the runtime.
+pub async fn call_blocking<R, F>(plugin: &SharedPlugin, f: F) -> Result<R, PluginError>
+where
+    R: Send + 'static,
+    F: FnOnce(&mut Plugin) -> Result<R, PluginError> + Send + 'static,
+{
+    let plugin = Arc::clone(plugin);
+    tokio::task::spawn_blocking(move || {
+        let mut guard = plugin
+            .lock()
+            .map_err(|_| PluginError::Worker("a previous call poisoned the plugin lock".into()))?;
+        f(&mut guard)
+    })
+    .await
+    .map_err(|e| PluginError::Worker(e.to_string()))?
+}

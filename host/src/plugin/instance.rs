@@ -1,0 +1,347 @@
+//! One loaded plugin: its compiled component, the metadata and plan it gave
+//! at load, and a live instance that is thrown away after any failed call.
+
+use std::time::{Duration, Instant};
+
+use wasmtime::Store;
+use wasmtime::component::Component;
+
+use super::cache::CacheOutcome;
+use super::limits::{
+    CALL_DEADLINE, LOG_LINE_LIMIT_CHARS, MEMORY_LIMIT_BYTES, OUTPUT_LIMIT_BYTES, deadline_ticks,
+};
+use super::sandbox::{Runtime, StoreState};
+use super::types::{AuthEvent, Metadata, PlanStep, ToolCallView, Verdict};
+use super::v0_1_0;
+use super::{PluginError, PluginId};
+use crate::page;
+
+/// The API versions a component may speak; one variant per bindings module.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Api {
+    V0_1_0,
+}
+
+struct Live {
+    inner: v0_1_0::Live,
+    /// How much of the output pipe was already forwarded to the log.
+    output_seen: usize,
+}
+
+pub struct Plugin {
+    source_name: String,
+    runtime: Runtime,
+    component: Component,
+    api: Api,
+    metadata: Metadata,
+    plan: Vec<PlanStep>,
+    live: Option<Live>,
+    cache_outcome: CacheOutcome,
+    replacements: u32,
+}
+
+impl std::fmt::Debug for Plugin {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Plugin")
+            .field("id", &self.metadata.id)
+            .field("version", &self.metadata.version)
+            .field("api", &self.api)
+            .finish_non_exhaustive()
+    }
+}
+
+impl Plugin {
+    /// Compiles (or loads from cache), checks the API version, instantiates,
+    /// and asks for metadata and plan. `source_name` names the plugin in
+    /// errors until its metadata gives it an id.
+    pub fn load(runtime: &Runtime, source_name: &str, wasm: &[u8]) -> Result<Self, PluginError> {
+        let (component, cache_outcome) = runtime.compile(source_name, wasm)?;
+        let api = detect_api(&component, runtime, source_name)?;
+        let mut plugin = Self {
+            source_name: source_name.to_owned(),
+            runtime: runtime.clone(),
+            component,
+            api,
+            metadata: Metadata::default(),
+            plan: Vec::new(),
+            live: None,
+            cache_outcome,
+            replacements: 0,
+        };
+        let metadata = plugin.call("metadata", |live| live.metadata())?;
+        validate_metadata(&metadata).map_err(|cause| PluginError::BadMetadata {
+            source_name: source_name.to_owned(),
+            cause,
+        })?;
+        plugin.metadata = metadata;
+        plugin.plan = plugin.call("plan", |live| live.plan())?;
+        Ok(plugin)
+    }
+
+    pub fn id(&self) -> PluginId {
+        PluginId {
+            id: self.display_id(),
+            version: self.metadata.version.clone(),
+        }
+    }
+
+    pub fn metadata(&self) -> &Metadata {
+        &self.metadata
+    }
+
+    pub fn plan(&self) -> &[PlanStep] {
+        &self.plan
+    }
+
+    pub fn api_version(&self) -> &'static str {
+        match self.api {
+            Api::V0_1_0 => v0_1_0::API_VERSION,
+        }
+    }
+
+    pub fn cache_outcome(&self) -> CacheOutcome {
+        self.cache_outcome
+    }
+
+    /// How many times a failed call made the host replace the instance.
+    pub fn replacements(&self) -> u32 {
+        self.replacements
+    }
+
+    pub fn checkpoint(
+        &mut self,
+        call: &ToolCallView,
+        snapshot: &page::Snapshot,
+    ) -> Result<Option<String>, PluginError> {
+        self.call("checkpoint", |live| live.checkpoint(call, snapshot))
+    }
+
+    pub fn verify(&mut self, snapshot: &page::Snapshot) -> Result<Verdict, PluginError> {
+        self.call("verify", |live| live.verify(snapshot))
+    }
+
+    pub fn detect_auth(
+        &mut self,
+        snapshot: &page::Snapshot,
+    ) -> Result<Option<AuthEvent>, PluginError> {
+        self.call("detect-auth", |live| live.detect_auth(snapshot))
+    }
+
+    fn display_id(&self) -> String {
+        if self.metadata.id.is_empty() {
+            self.source_name.clone()
+        } else {
+            self.metadata.id.clone()
+        }
+    }
+
+    fn tag(&self) -> String {
+        format!("{} {}", self.display_id(), self.metadata.version)
+    }
+
+    /// Runs `f` on the live instance (making one if needed) under the call
+    /// deadline. On failure the instance is dropped, so the next call starts
+    /// from a fresh one.
+    fn call<R>(
+        &mut self,
+        name: &'static str,
+        f: impl FnOnce(&mut v0_1_0::Live) -> wasmtime::Result<R>,
+    ) -> Result<R, PluginError> {
+        let mut live = match self.live.take() {
+            Some(live) => live,
+            None => self.instantiate()?,
+        };
+        live.inner.store.set_epoch_deadline(deadline_ticks());
+        let started = Instant::now();
+        let result = f(&mut live.inner);
+        let said = forward_output(&mut live, &self.tag());
+        match result {
+            Ok(value) => {
+                self.live = Some(live);
+                Ok(value)
+            }
+            Err(error) => {
+                self.replacements += 1;
+                let output_full = live.output_seen >= OUTPUT_LIMIT_BYTES;
+                Err(self.classify(
+                    name,
+                    &error,
+                    started.elapsed(),
+                    said.as_deref(),
+                    output_full,
+                ))
+            }
+        }
+    }
+
+    fn instantiate(&self) -> Result<Live, PluginError> {
+        let mut store = Store::new(self.runtime.engine(), StoreState::new(self.tag()));
+        store.limiter(StoreState::limiter);
+        store.set_epoch_deadline(deadline_ticks());
+        let inner = match self.api {
+            Api::V0_1_0 => {
+                v0_1_0::Live::instantiate(store, &self.component, &self.runtime.linker_v0_1_0)
+            }
+        }
+        .map_err(|e| PluginError::Instantiate {
+            source_name: self.source_name.clone(),
+            cause: format!("{e:#}"),
+        })?;
+        Ok(Live {
+            inner,
+            output_seen: 0,
+        })
+    }
+
+    fn classify(
+        &self,
+        call: &'static str,
+        error: &wasmtime::Error,
+        elapsed: Duration,
+        last_words: Option<&str>,
+        output_full: bool,
+    ) -> PluginError {
+        let plugin = self.id();
+        let text = format!("{error:#}");
+        if matches!(
+            error.downcast_ref::<wasmtime::Trap>(),
+            Some(wasmtime::Trap::Interrupt)
+        ) {
+            tracing::debug!(%plugin, ?elapsed, "deadline reached");
+            return PluginError::Timeout {
+                plugin,
+                call,
+                limit_ms: CALL_DEADLINE.as_millis(),
+            };
+        }
+        if text.contains("growing memory") || text.contains("memory allocation") {
+            return PluginError::OutOfMemory {
+                plugin,
+                call,
+                limit_mib: MEMORY_LIMIT_BYTES / (1024 * 1024),
+            };
+        }
+        let mut cause = error
+            .downcast_ref::<wasmtime::Trap>()
+            .map_or_else(|| text.clone(), ToString::to_string);
+        if output_full {
+            cause.push_str(&format!(
+                "; its stdout/stderr passed the {} KiB limit",
+                OUTPUT_LIMIT_BYTES / 1024
+            ));
+        }
+        if let Some(words) = last_words.filter(|w| !w.is_empty()) {
+            cause.push_str(&format!("; it said: {words}"));
+        }
+        PluginError::Trap {
+            plugin,
+            call,
+            cause,
+        }
+    }
+}
+
+/// The API version a component was built against, from the versioned name
+/// of the types interface it imports.
+fn detect_api(
+    component: &Component,
+    runtime: &Runtime,
+    source_name: &str,
+) -> Result<Api, PluginError> {
+    let ty = component.component_type();
+    let mut found = None;
+    for (name, _) in ty.imports(runtime.engine()) {
+        if name == v0_1_0::TYPES_INTERFACE {
+            return Ok(Api::V0_1_0);
+        }
+        if let Some(version) = name.strip_prefix("subterminator:service/types@") {
+            found = Some(version.to_owned());
+        }
+    }
+    Err(match found {
+        Some(found) => PluginError::UnsupportedApi {
+            source_name: source_name.to_owned(),
+            found,
+        },
+        None => PluginError::Invalid {
+            source_name: source_name.to_owned(),
+            cause: "it does not import the subterminator:service contract; build it with subterminator-sdk".into(),
+        },
+    })
+}
+
+/// Sends what the guest printed since the last call to the log, and returns
+/// its last line (a panic message, usually).
+fn forward_output(live: &mut Live, tag: &str) -> Option<String> {
+    let bytes = live.inner.store.data().output.contents();
+    let new = bytes.get(live.output_seen..)?;
+    live.output_seen = bytes.len();
+    if new.is_empty() {
+        return None;
+    }
+    let text = String::from_utf8_lossy(new);
+    let lines: Vec<&str> = text.lines().filter(|l| !l.trim().is_empty()).collect();
+    for line in &lines {
+        tracing::debug!(plugin = tag, "output: {}", cut(line));
+    }
+    // A Rust panic prints "… panicked at <place>:" then its message, then a
+    // note about backtraces: the message is what explains a trap.
+    let words = match lines.iter().position(|l| l.contains("panicked at")) {
+        Some(at) => lines[at..]
+            .iter()
+            .take(2)
+            .copied()
+            .collect::<Vec<_>>()
+            .join(" "),
+        None => lines
+            .iter()
+            .rev()
+            .find(|l| !l.starts_with("note:"))
+            .copied()?
+            .to_owned(),
+    };
+    Some(cut(&words).into_owned())
+}
+
+/// A guest's line, cut to [`LOG_LINE_LIMIT_CHARS`].
+pub(super) fn cut(line: &str) -> std::borrow::Cow<'_, str> {
+    match line.char_indices().nth(LOG_LINE_LIMIT_CHARS) {
+        Some((at, _)) => format!("{}…", &line[..at]).into(),
+        None => line.into(),
+    }
+}
+
+fn validate_metadata(m: &Metadata) -> Result<(), String> {
+    let id_ok = !m.id.is_empty()
+        && m.id.len() <= 64
+        && m.id
+            .chars()
+            .all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '-');
+    if !id_ok {
+        return Err(format!(
+            "id {:?} must be 1-64 characters of a-z, 0-9 and '-'",
+            m.id
+        ));
+    }
+    if m.display_name.trim().is_empty() {
+        return Err("display name is empty".into());
+    }
+    let initial = url::Url::parse(&m.initial_url)
+        .map_err(|e| format!("initial URL {:?} is not a URL: {e}", m.initial_url))?;
+    if !matches!(initial.scheme(), "http" | "https") {
+        return Err(format!("initial URL {:?} is not http(s)", m.initial_url));
+    }
+    if m.allowed_origins.is_empty() {
+        return Err("no allowed origins: the agent could visit nothing".into());
+    }
+    for origin in &m.allowed_origins {
+        let parsed =
+            url::Url::parse(origin).map_err(|e| format!("allowed origin {origin:?}: {e}"))?;
+        if !matches!(parsed.scheme(), "http" | "https") || parsed.host_str().is_none() {
+            return Err(format!(
+                "allowed origin {origin:?} is not an http(s) origin"
+            ));
+        }
+    }
+    Ok(())
+}

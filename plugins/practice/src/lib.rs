@@ -1,0 +1,142 @@
+//! The practice site that `subterminator demo` serves on 127.0.0.1: a
+//! streaming service called StreamFlix. Same shape as a real plugin, with
+//! predicates written for that site's pages.
+
+use subterminator_sdk::prelude::*;
+
+pub struct Practice;
+
+const EFFECTLESS: &[&str] = &["browser_snapshot", "get_snapshot", "browser_take_screenshot", "browser_scroll", "browser_wait_for"];
+
+impl Service for Practice {
+    fn new() -> Self {
+        Practice
+    }
+
+    fn metadata(&self) -> Metadata {
+        Metadata {
+            id: "practice".into(),
+            display_name: "StreamFlix (practice site)".into(),
+            version: env!("CARGO_PKG_VERSION").into(),
+            // The demo serves the site on a free port and passes its URL.
+            initial_url: "http://127.0.0.1/".into(),
+            goal: "Cancel the StreamFlix membership. Open the cancellation flow, decline the \
+                   retention offer, answer the survey, and finish the cancellation. Call \
+                   complete_task when the page confirms the membership is cancelled."
+                .into(),
+            system_prompt_addition: "StreamFlix shows a discount to keep you. Decline it; the \
+                                     user wants to cancel."
+                .into(),
+            allowed_origins: vec!["http://127.0.0.1".into()],
+            login_url_patterns: vec!["*/login*".into()],
+        }
+    }
+
+    fn plan(&self) -> Vec<PlanStep> {
+        vec![
+            PlanStep {
+                description: "Open the cancellation flow".into(),
+                done_when: "The retention offer is shown".into(),
+                targets: vec![TargetHint::click("button", &["cancel membership"])],
+            },
+            PlanStep {
+                description: "Decline the retention offer".into(),
+                done_when: "The reasons survey is shown".into(),
+                targets: vec![TargetHint::click("button", &["continue to cancel"])],
+            },
+            PlanStep {
+                description: "Answer the reasons survey".into(),
+                done_when: "The final confirmation is shown".into(),
+                targets: vec![
+                    TargetHint::select(&["reason for leaving"], "Other"),
+                    TargetHint::click("button", &["continue"]),
+                ],
+            },
+            PlanStep {
+                description: "Finish the cancellation (you approve this click)".into(),
+                done_when: "The page says the membership has been cancelled".into(),
+                targets: vec![TargetHint::click("button", &["finish cancellation"])],
+            },
+        ]
+    }
+
+    fn checkpoint(&self, call: &ToolCall, snapshot: &Snapshot) -> Option<String> {
+        if EFFECTLESS.contains(&call.action.as_str()) {
+            return None;
+        }
+        let target = call.target.as_ref();
+        if target.is_some_and(|t| contains_any(&t.name, &["finish", "confirm"])) {
+            return Some("This click finishes the cancellation".into());
+        }
+        if url_contains_any(snapshot, &["/confirm"]) {
+            return Some("This is the final confirmation page".into());
+        }
+        None
+    }
+
+    fn verify(&self, snapshot: &Snapshot) -> Verdict {
+        if url_contains_any(snapshot, &["/error"]) || content_contains_any(snapshot, &["something went wrong"]) {
+            return Verdict::Failure("the site reported an error".into());
+        }
+        let cancelled = has_element(snapshot, "heading", &["has been cancelled"])
+            && has_element(snapshot, "button", &["restart membership"]);
+        if cancelled && !has_element(snapshot, "button", &["finish cancellation", "cancel membership"]) {
+            Verdict::Success
+        } else {
+            Verdict::Unknown
+        }
+    }
+
+    fn detect_auth(&self, snapshot: &Snapshot) -> Option<AuthEvent> {
+        url_matches(&snapshot.url, "*/login*").then(|| AuthEvent {
+            kind: AuthKind::LoginRequired,
+            message: "StreamFlix needs you to sign in. Please log in.".into(),
+        })
+    }
+}
+
+register_service!(Practice);
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn page(url: &str, elements: &[(&str, &str)]) -> Snapshot {
+        Snapshot {
+            url: url.into(),
+            elements: elements.iter().map(|(r, n)| Element::new(*r, *n)).collect(),
+            ..Snapshot::default()
+        }
+    }
+
+    #[test]
+    fn verify_table() {
+        let cases = [
+            ("cancelled page", page("http://127.0.0.1:1/cancelled", &[("heading", "Your membership has been cancelled"), ("button", "Restart Membership")]), true),
+            ("heading alone", page("http://127.0.0.1:1/cancelled", &[("heading", "Your membership has been cancelled")]), false),
+            ("confirm page", page("http://127.0.0.1:1/confirm", &[("heading", "Finish your cancellation"), ("button", "Finish Cancellation")]), false),
+            ("error page", page("http://127.0.0.1:1/error", &[("heading", "Your membership has been cancelled"), ("button", "Restart Membership")]), false),
+        ];
+        for (name, snap, want) in cases {
+            assert_eq!(Practice.verify(&snap) == Verdict::Success, want, "{name}");
+        }
+    }
+
+    #[test]
+    fn final_click_needs_approval_whatever_it_is_called() {
+        let call = ToolCall {
+            action: "browser_click".into(),
+            arguments_json: r#"{"element":"a harmless button"}"#.into(),
+            target: Some(Element::new("button", "Finish Cancellation")),
+        };
+        assert!(Practice.checkpoint(&call, &page("http://127.0.0.1:1/", &[])).is_some());
+        let look = ToolCall { action: "browser_snapshot".into(), ..ToolCall::default() };
+        assert!(Practice.checkpoint(&look, &page("http://127.0.0.1:1/confirm", &[])).is_none());
+    }
+
+    #[test]
+    fn sign_in_page_is_detected() {
+        assert!(Practice.detect_auth(&page("http://127.0.0.1:1/login?next=%2F", &[])).is_some());
+        assert!(Practice.detect_auth(&page("http://127.0.0.1:1/", &[])).is_none());
+    }
+}

@@ -1,0 +1,124 @@
+//! The glue between generated bindings and [`crate::Service`]; hidden from
+//! plugin authors, who only see the macro.
+
+use crate::types as sdk;
+
+#[allow(missing_docs, clippy::all)]
+pub mod bindings {
+    wit_bindgen::generate!({
+        path: "../wit/v0.1.0",
+        world: "service",
+        pub_export_macro: true,
+        export_macro_name: "export",
+        default_bindings_module: "subterminator_sdk::guest::bindings",
+    });
+
+    // The world's `use` already puts its own types at this level.
+    pub use subterminator::service::types::{AuthKind, Element, HintAction, TargetHint};
+}
+
+use bindings as b;
+
+pub fn log(level: sdk::LogLevel, message: &str) {
+    let level = match level {
+        sdk::LogLevel::Trace => b::LogLevel::Trace,
+        sdk::LogLevel::Debug => b::LogLevel::Debug,
+        sdk::LogLevel::Info => b::LogLevel::Info,
+        sdk::LogLevel::Warn => b::LogLevel::Warn,
+        sdk::LogLevel::Error => b::LogLevel::Error,
+    };
+    b::log(level, message);
+}
+
+fn element(e: b::Element) -> sdk::Element {
+    sdk::Element {
+        role: e.role,
+        name: e.name,
+        states: e.states,
+        level: e.level,
+        url: e.url,
+    }
+}
+
+fn snapshot(s: b::Snapshot) -> sdk::Snapshot {
+    sdk::Snapshot {
+        url: s.url,
+        title: s.title,
+        content: s.content,
+        screenshot_path: s.screenshot_path,
+        elements: s.elements.into_iter().map(element).collect(),
+    }
+}
+
+pub fn metadata<S: crate::Service>(service: &S) -> b::Metadata {
+    let m = service.metadata();
+    b::Metadata {
+        id: m.id,
+        display_name: m.display_name,
+        version: m.version,
+        initial_url: m.initial_url,
+        goal: m.goal,
+        system_prompt_addition: m.system_prompt_addition,
+        allowed_origins: m.allowed_origins,
+        login_url_patterns: m.login_url_patterns,
+    }
+}
+
+pub fn plan<S: crate::Service>(service: &S) -> Vec<b::PlanStep> {
+    service
+        .plan()
+        .into_iter()
+        .map(|step| b::PlanStep {
+            description: step.description,
+            done_when: step.done_when,
+            targets: step
+                .targets
+                .into_iter()
+                .map(|t| b::TargetHint {
+                    role: t.role,
+                    name_patterns: t.name_patterns,
+                    action: match t.action {
+                        sdk::HintAction::Click => b::HintAction::Click,
+                        sdk::HintAction::Select => b::HintAction::Select,
+                        sdk::HintAction::Fill => b::HintAction::Fill,
+                    },
+                    value: t.value,
+                    optional: t.optional,
+                })
+                .collect(),
+        })
+        .collect()
+}
+
+pub fn checkpoint<S: crate::Service>(
+    service: &S,
+    call: b::ToolCall,
+    snap: b::Snapshot,
+) -> Option<String> {
+    let call = sdk::ToolCall {
+        action: call.action,
+        arguments_json: call.arguments_json,
+        target: call.target.map(element),
+    };
+    service.checkpoint(&call, &snapshot(snap))
+}
+
+pub fn verify<S: crate::Service>(service: &S, snap: b::Snapshot) -> b::Verdict {
+    match service.verify(&snapshot(snap)) {
+        sdk::Verdict::Success => b::Verdict::Success,
+        sdk::Verdict::Failure(reason) => b::Verdict::Failure(reason),
+        sdk::Verdict::Unknown => b::Verdict::Unknown,
+    }
+}
+
+pub fn detect_auth<S: crate::Service>(service: &S, snap: b::Snapshot) -> Option<b::AuthEvent> {
+    service.detect_auth(&snapshot(snap)).map(|e| b::AuthEvent {
+        kind: match e.kind {
+            sdk::AuthKind::LoginRequired => b::AuthKind::LoginRequired,
+            sdk::AuthKind::TwoFactor => b::AuthKind::TwoFactor,
+            sdk::AuthKind::Captcha => b::AuthKind::Captcha,
+            sdk::AuthKind::SessionExpired => b::AuthKind::SessionExpired,
+        },
+        message: e.message,
+    })
+}

@@ -1,0 +1,110 @@
+//! Helpers for the predicates most services need. All matching is
+//! case-insensitive, because sites change the case of their copy freely.
+
+use crate::types::{Element, Snapshot};
+
+/// Whether `haystack` contains any of `needles`, ignoring case.
+pub fn contains_any<S: AsRef<str>>(haystack: &str, needles: &[S]) -> bool {
+    let haystack = haystack.to_lowercase();
+    needles
+        .iter()
+        .any(|n| haystack.contains(&n.as_ref().to_lowercase()))
+}
+
+/// Whether the page's content contains any of `needles`, ignoring case.
+pub fn content_contains_any<S: AsRef<str>>(snapshot: &Snapshot, needles: &[S]) -> bool {
+    contains_any(&snapshot.content, needles)
+}
+
+/// Whether the page's title contains any of `needles`, ignoring case.
+pub fn title_contains_any<S: AsRef<str>>(snapshot: &Snapshot, needles: &[S]) -> bool {
+    contains_any(&snapshot.title, needles)
+}
+
+/// Whether the page's URL contains any of `needles`, ignoring case.
+pub fn url_contains_any<S: AsRef<str>>(snapshot: &Snapshot, needles: &[S]) -> bool {
+    contains_any(&snapshot.url, needles)
+}
+
+/// Glob match of a URL against a pattern where `*` stands for any run of
+/// characters (`"*/login*"`). Case-insensitive.
+pub fn url_matches(url: &str, pattern: &str) -> bool {
+    let url = url.to_lowercase();
+    let pattern = pattern.to_lowercase();
+    let parts: Vec<&str> = pattern.split('*').collect();
+    let [first, middle @ .., last] = parts.as_slice() else {
+        return url == pattern;
+    };
+    if !url.starts_with(first) {
+        return false;
+    }
+    let mut rest = &url[first.len()..];
+    for part in middle {
+        match rest.find(part) {
+            Some(at) => rest = &rest[at + part.len()..],
+            None => return false,
+        }
+    }
+    rest.len() >= last.len() && rest.ends_with(last)
+}
+
+/// The first element of `role` whose accessible name contains any of
+/// `patterns`, ignoring case.
+pub fn find_element<'a, S: AsRef<str>>(
+    snapshot: &'a Snapshot,
+    role: &str,
+    patterns: &[S],
+) -> Option<&'a Element> {
+    snapshot
+        .elements
+        .iter()
+        .find(|e| e.role == role && contains_any(&e.name, patterns))
+}
+
+/// Whether some element of `role` has a name containing any of `patterns`.
+pub fn has_element<S: AsRef<str>>(snapshot: &Snapshot, role: &str, patterns: &[S]) -> bool {
+    find_element(snapshot, role, patterns).is_some()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn url_glob_table() {
+        let cases = [
+            ("https://www.netflix.com/login?next=x", "*/login*", true),
+            ("https://www.netflix.com/LOGIN", "*/login*", true),
+            ("https://www.netflix.com/account", "*/login*", false),
+            ("https://a.com/x", "https://a.com/x", true),
+            ("https://a.com/xy", "https://a.com/x", false),
+            ("https://a.com/x/y/z", "https://a.com/*/z", true),
+            ("https://a.com/z", "https://a.com/*/z", false),
+            ("ab", "a*b*", true),
+            ("aXb", "*", true),
+        ];
+        for (url, pattern, want) in cases {
+            assert_eq!(url_matches(url, pattern), want, "{url} ~ {pattern}");
+        }
+    }
+
+    #[test]
+    fn contains_any_ignores_case() {
+        assert!(contains_any("Finish Cancellation", &["finish"]));
+        assert!(!contains_any("Continue", &["finish", "confirm"]));
+    }
+
+    #[test]
+    fn find_element_needs_role_and_name() {
+        let snap = Snapshot {
+            elements: vec![
+                Element::new("link", "Cancel Membership"),
+                Element::new("button", "Cancel Membership"),
+            ],
+            ..Snapshot::default()
+        };
+        let found = find_element(&snap, "button", &["cancel membership"]);
+        assert_eq!(found.map(|e| e.role.as_str()), Some("button"));
+        assert!(find_element(&snap, "heading", &["cancel"]).is_none());
+    }
+}

@@ -1,0 +1,148 @@
+//! Running the real `subterminator` binary in a test: its own home folder,
+//! headless Chromium, no inherited keys, stdin from the test, and a way to
+//! find every process it started.
+
+use std::collections::BTreeSet;
+use std::path::{Path, PathBuf};
+use std::process::{Output, Stdio};
+use std::time::Duration;
+
+use tokio::io::AsyncWriteExt;
+
+/// The binary under test (same code as host's `subterminator`). Cargo
+/// builds it for this crate's integration tests, beside their own
+/// executables' folder (`target/<profile>/`).
+pub fn bin() -> PathBuf {
+    let name = format!("subterminator-under-test{}", std::env::consts::EXE_SUFFIX);
+    std::env::current_exe()
+        .ok()
+        .and_then(|exe| {
+            exe.parent()
+                .and_then(Path::parent)
+                .map(|dir| dir.join(&name))
+        })
+        .unwrap_or_else(|| PathBuf::from(name))
+}
+
+/// A whole run, browser included, must end within this.
+pub const RUN_TIMEOUT: Duration = Duration::from_secs(180);
+
+/// Variables a test must not inherit from the developer's shell.
+const SCRUBBED: &[&str] = &[
+    "ANTHROPIC_API_KEY",
+    "OPENAI_API_KEY",
+    "ANTHROPIC_BASE_URL",
+    "OPENAI_BASE_URL",
+    "SUBTERMINATOR_MODEL",
+    "DISPLAY",
+    "WAYLAND_DISPLAY",
+    "RUST_LOG",
+];
+
+/// A command for the binary with a fresh home under `home`.
+pub fn command(home: &Path) -> tokio::process::Command {
+    let mut command = tokio::process::Command::new(bin());
+    for var in SCRUBBED {
+        command.env_remove(var);
+    }
+    command
+        .env("SUBTERMINATOR_HOME", home)
+        .env("SUBTERMINATOR_BROWSER", "/usr/bin/chromium")
+        .env("NO_COLOR", "1")
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .kill_on_drop(true);
+    command
+}
+
+/// Runs `command` with `input` on stdin (then end of input) to the end.
+pub async fn run(mut command: tokio::process::Command, input: &str) -> anyhow::Result<Output> {
+    let mut child = command.spawn()?;
+    if let Some(mut stdin) = child.stdin.take() {
+        stdin.write_all(input.as_bytes()).await?;
+        drop(stdin);
+    }
+    Ok(tokio::time::timeout(RUN_TIMEOUT, child.wait_with_output()).await??)
+}
+
+/// Text of an output, for asserting and for failure messages.
+pub fn text(output: &Output) -> String {
+    format!(
+        "exit {:?}\n--- stdout\n{}\n--- stderr\n{}",
+        output.status.code(),
+        String::from_utf8_lossy(&output.stdout),
+        String::from_utf8_lossy(&output.stderr)
+    )
+}
+
+/// Every run folder under `home`, oldest first.
+pub fn run_dirs(home: &Path) -> Vec<PathBuf> {
+    let Ok(entries) = std::fs::read_dir(home.join("data/runs")) else {
+        return Vec::new();
+    };
+    let mut dirs: Vec<PathBuf> = entries
+        .flatten()
+        .map(|e| e.path())
+        .filter(|p| p.is_dir())
+        .collect();
+    dirs.sort();
+    dirs
+}
+
+/// `result.json` of the newest run.
+pub fn last_result(home: &Path) -> anyhow::Result<serde_json::Value> {
+    let dir = run_dirs(home)
+        .pop()
+        .ok_or_else(|| anyhow::anyhow!("no run folder"))?;
+    Ok(serde_json::from_str(&std::fs::read_to_string(
+        dir.join("result.json"),
+    )?)?)
+}
+
+/// Every live process descended from `root`, by walking /proc.
+pub fn descendants(root: u32) -> BTreeSet<u32> {
+    let mut parents = Vec::new();
+    if let Ok(entries) = std::fs::read_dir("/proc") {
+        for entry in entries.flatten() {
+            let Some(pid) = entry
+                .file_name()
+                .to_str()
+                .and_then(|s| s.parse::<u32>().ok())
+            else {
+                continue;
+            };
+            if let Some(ppid) = parent_of(pid) {
+                parents.push((pid, ppid));
+            }
+        }
+    }
+    let mut found = BTreeSet::new();
+    let mut frontier = vec![root];
+    while let Some(p) = frontier.pop() {
+        for (pid, ppid) in &parents {
+            if *ppid == p && found.insert(*pid) {
+                frontier.push(*pid);
+            }
+        }
+    }
+    found
+}
+
+fn parent_of(pid: u32) -> Option<u32> {
+    let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
+    // The command name is in parentheses and may hold spaces.
+    let after = stat.rsplit_once(')')?.1;
+    after.split_whitespace().nth(1)?.parse().ok()
+}
+
+/// Whether `pid` is alive (and not a zombie).
+pub fn alive(pid: u32) -> bool {
+    std::fs::read_to_string(format!("/proc/{pid}/stat"))
+        .ok()
+        .and_then(|s| {
+            s.rsplit_once(')')
+                .map(|(_, rest)| !rest.trim_start().starts_with('Z'))
+        })
+        .unwrap_or(false)
+}

@@ -1,0 +1,226 @@
+//! End-to-end runs driven by the offline policy: the real binary, Playwright
+//! MCP, Chromium, the wasm plugins and the practice site on 127.0.0.1.
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
+
+use std::time::{Duration, Instant};
+
+use subterminator::demo::{FINISH_REQUEST, PracticeSite, SiteOptions};
+use subterminator_tests::e2e;
+
+fn cancel(home: &std::path::Path, service: &str, url: &str) -> tokio::process::Command {
+    let mut command = e2e::command(home);
+    command.args([
+        "cancel",
+        service,
+        "--start-url",
+        url,
+        "--model",
+        "offline",
+        "--headless",
+        "--isolated",
+    ]);
+    command
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn netflix_plugin_on_a_local_copy_cancels_when_approved() {
+    let site = PracticeSite::serve(SiteOptions::default()).await.unwrap();
+    let home = tempfile::tempdir().unwrap();
+    let out = e2e::run(cancel(home.path(), "netflix", &site.url()), "y\n")
+        .await
+        .unwrap();
+    let said = e2e::text(&out);
+    assert_eq!(out.status.code(), Some(0), "{said}");
+    assert!(
+        said.contains(&format!(
+            "Starting Netflix cancellation on a local copy at {}",
+            site.url()
+        )),
+        "{said}"
+    );
+    assert!(
+        said.contains("browser_click button \"Finish Cancellation\""),
+        "{said}"
+    );
+    assert!(said.contains("Approve? [y/N]"), "{said}");
+    assert!(
+        said.contains("✓ Netflix cancellation completed successfully"),
+        "{said}"
+    );
+    assert!(
+        site.requests().iter().any(|r| r == FINISH_REQUEST),
+        "{:?}",
+        site.requests()
+    );
+    assert!(
+        !site
+            .requests()
+            .iter()
+            .any(|r| r.starts_with("POST /offer/accept")),
+        "took the offer"
+    );
+
+    let result = e2e::last_result(home.path()).unwrap();
+    assert_eq!(result["success"], true);
+    assert_eq!(result["verified"], true);
+    let run = e2e::run_dirs(home.path()).pop().unwrap();
+    let transcript = std::fs::read_to_string(run.join("transcript.jsonl")).unwrap();
+    assert!(transcript.contains("\"approval_asked\""), "{transcript}");
+    // The approval showed a real screenshot.
+    let shot = std::fs::read_dir(&run)
+        .unwrap()
+        .flatten()
+        .find(|e| e.file_name().to_string_lossy().starts_with("screenshot-"))
+        .expect("a screenshot in the run folder");
+    let png = std::fs::read(shot.path()).unwrap();
+    assert!(png.starts_with(b"\x89PNG\r\n\x1a\n"));
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn no_means_the_final_button_is_never_pressed() {
+    for input in ["n\n", "\n", ""] {
+        let site = PracticeSite::serve(SiteOptions::default()).await.unwrap();
+        let home = tempfile::tempdir().unwrap();
+        let out = e2e::run(cancel(home.path(), "netflix", &site.url()), input)
+            .await
+            .unwrap();
+        let said = e2e::text(&out);
+        assert_eq!(out.status.code(), Some(1), "input {input:?}: {said}");
+        assert_eq!(
+            e2e::last_result(home.path()).unwrap()["reason"],
+            "human_rejected",
+            "{said}"
+        );
+        assert!(
+            !site.requests().iter().any(|r| r == FINISH_REQUEST),
+            "{:?}",
+            site.requests()
+        );
+        assert!(!site.cancelled());
+    }
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn the_offline_policy_stops_on_a_page_that_does_not_match() {
+    let site = PracticeSite::serve(SiteOptions::default()).await.unwrap();
+    let home = tempfile::tempdir().unwrap();
+    // The site's error page has nothing any step of the plan acts on.
+    let url = format!("{}error", site.url());
+    let out = e2e::run(cancel(home.path(), "practice", &url), "")
+        .await
+        .unwrap();
+    let said = e2e::text(&out);
+    assert_eq!(out.status.code(), Some(1), "{said}");
+    assert!(said.contains("does not match step 1"), "{said}");
+    assert!(
+        !site.requests().iter().any(|r| r.starts_with("POST")),
+        "{:?}",
+        site.requests()
+    );
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_sign_in_wall_hands_off_to_the_human() {
+    let site = PracticeSite::serve(SiteOptions {
+        require_sign_in: true,
+        ..SiteOptions::default()
+    })
+    .await
+    .unwrap();
+    let home = tempfile::tempdir().unwrap();
+    let out = e2e::run(cancel(home.path(), "practice", &site.url()), "")
+        .await
+        .unwrap();
+    let said = e2e::text(&out);
+    assert_eq!(out.status.code(), Some(1), "{said}");
+    assert_eq!(
+        e2e::last_result(home.path()).unwrap()["reason"],
+        "auth_required"
+    );
+    assert!(said.contains("needs you to sign in"), "{said}");
+    assert!(said.contains("subterminator login practice"), "{said}");
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn ctrl_c_exits_130_and_leaves_no_process() {
+    let site = PracticeSite::serve(SiteOptions::default()).await.unwrap();
+    let home = tempfile::tempdir().unwrap();
+    let mut child = cancel(home.path(), "practice", &site.url())
+        .spawn()
+        .unwrap();
+    let pid = child.id().unwrap();
+    let mut stdout = child.stdout.take().unwrap();
+    // Keep stdin open: the run waits at the final approval.
+    let _stdin = child.stdin.take().unwrap();
+    let mut seen = Vec::new();
+    let deadline = Instant::now() + e2e::RUN_TIMEOUT;
+    while !String::from_utf8_lossy(&seen).contains("Approve? [y/N]") {
+        assert!(
+            Instant::now() < deadline,
+            "never reached the approval: {}",
+            String::from_utf8_lossy(&seen)
+        );
+        let mut buf = [0u8; 4096];
+        let n = tokio::io::AsyncReadExt::read(&mut stdout, &mut buf)
+            .await
+            .unwrap();
+        assert!(
+            n > 0,
+            "the run ended early: {}",
+            String::from_utf8_lossy(&seen)
+        );
+        seen.extend_from_slice(&buf[..n]);
+    }
+    let started = e2e::descendants(pid);
+    assert!(!started.is_empty(), "the browser should be running");
+    nix::sys::signal::kill(
+        nix::unistd::Pid::from_raw(i32::try_from(pid).unwrap()),
+        nix::sys::signal::Signal::SIGINT,
+    )
+    .unwrap();
+    let sent = Instant::now();
+    let status = tokio::time::timeout(Duration::from_secs(10), child.wait())
+        .await
+        .unwrap()
+        .unwrap();
+    assert!(
+        sent.elapsed() < Duration::from_secs(6),
+        "took {:?}",
+        sent.elapsed()
+    );
+    assert_eq!(status.code(), Some(130));
+    tokio::time::sleep(Duration::from_millis(300)).await;
+    let left: Vec<u32> = started.into_iter().filter(|p| e2e::alive(*p)).collect();
+    assert!(left.is_empty(), "processes left behind: {left:?}");
+    assert!(!site.requests().iter().any(|r| r == FINISH_REQUEST));
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn demo_reaches_a_verified_success_offline() {
+    let home = tempfile::tempdir().unwrap();
+    let mut command = e2e::command(home.path());
+    command.args(["demo", "--headless"]);
+    let out = e2e::run(command, "y\n").await.unwrap();
+    let said = e2e::text(&out);
+    assert_eq!(out.status.code(), Some(0), "{said}");
+    assert!(
+        said.contains("offline policy")
+            || said.contains("✓ StreamFlix (practice site) cancellation completed successfully"),
+        "{said}"
+    );
+    let result = e2e::last_result(home.path()).unwrap();
+    assert_eq!(result["verified"], true, "{said}");
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn json_output_is_one_object() {
+    let site = PracticeSite::serve(SiteOptions::default()).await.unwrap();
+    let home = tempfile::tempdir().unwrap();
+    let mut command = cancel(home.path(), "practice", &site.url());
+    command.arg("--json");
+    let out = e2e::run(command, "y\n").await.unwrap();
+    assert_eq!(out.status.code(), Some(0), "{}", e2e::text(&out));
+    let value: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(value["result"]["success"], true);
+    assert_eq!(value["service"], "practice");
+}

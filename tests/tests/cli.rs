@@ -1,0 +1,160 @@
+//! The command line's promises that need no browser run: listings, exit
+//! codes for configuration errors, doctor's verdicts, completions, help.
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
+
+use subterminator_tests::e2e;
+
+async fn run(args: &[&str], env: &[(&str, &str)]) -> (Option<i32>, String, String) {
+    let home = tempfile::tempdir().unwrap();
+    let mut command = e2e::command(home.path());
+    command.args(args);
+    for (k, v) in env {
+        command.env(k, v);
+    }
+    let out = e2e::run(command, "").await.unwrap();
+    (
+        out.status.code(),
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn services_lists_the_bundled_plugins() {
+    let (code, out, err) = run(&["services"], &[]).await;
+    assert_eq!(code, Some(0), "{err}");
+    let netflix = out
+        .lines()
+        .find(|l| l.starts_with("netflix"))
+        .unwrap_or_default();
+    assert!(
+        netflix.contains("Netflix") && netflix.contains("0.1.0") && netflix.contains("bundled"),
+        "{out}"
+    );
+    assert!(out.contains("practice"), "{out}");
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn services_show_gives_metadata_and_plan() {
+    let (code, out, err) = run(&["services", "show", "netflix"], &[]).await;
+    assert_eq!(code, Some(0), "{err}");
+    assert!(out.contains("https://www.netflix.com/account"), "{out}");
+    assert!(out.contains("1. Open the cancellation flow"), "{out}");
+    let (code, out, _) = run(&["services", "show", "netflix", "--json"], &[]).await;
+    assert_eq!(code, Some(0));
+    let value: serde_json::Value = serde_json::from_str(&out).unwrap();
+    assert_eq!(value["metadata"]["id"], "netflix");
+    assert_eq!(value["plan"].as_array().map(Vec::len), Some(4));
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn unknown_services_exit_2_naming_the_known_ones() {
+    for args in [&["services", "show", "hulu"][..], &["cancel", "hulu"][..]] {
+        let (code, _, err) = run(args, &[]).await;
+        assert_eq!(code, Some(2), "{args:?}: {err}");
+        assert!(
+            err.contains("Unknown service 'hulu'. Available services: netflix"),
+            "{err}"
+        );
+    }
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_missing_key_exits_2_with_the_seed_message() {
+    let (code, _, err) = run(&["cancel", "netflix", "--headless"], &[]).await;
+    assert_eq!(code, Some(2), "{err}");
+    assert!(
+        err.contains("Missing ANTHROPIC_API_KEY. Set it via environment variable or use --model gpt-4o with OPENAI_API_KEY."),
+        "{err}"
+    );
+    let (code, _, err) = run(&["cancel", "netflix", "--model", "gpt-4o"], &[]).await;
+    assert_eq!(code, Some(2), "{err}");
+    assert!(err.contains("Missing OPENAI_API_KEY"), "{err}");
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn an_unsupported_model_exits_2() {
+    let (code, _, err) = run(&["cancel", "netflix", "--model", "llama-3"], &[]).await;
+    assert_eq!(code, Some(2), "{err}");
+    assert!(err.contains("Unsupported model: llama-3"), "{err}");
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn bad_flags_are_clear() {
+    let (code, _, err) = run(
+        &[
+            "cancel",
+            "netflix",
+            "--start-url",
+            "ftp://x",
+            "--model",
+            "offline",
+        ],
+        &[],
+    )
+    .await;
+    assert_eq!(code, Some(2), "{err}");
+    assert!(err.contains("must be an http(s) URL"), "{err}");
+    let (code, _, err) = run(
+        &[
+            "cancel",
+            "netflix",
+            "--max-turns",
+            "0",
+            "--model",
+            "offline",
+        ],
+        &[],
+    )
+    .await;
+    assert_eq!(code, Some(2), "{err}");
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn doctor_reports_a_missing_browser() {
+    let (code, out, err) = run(
+        &["doctor"],
+        &[("SUBTERMINATOR_BROWSER", "/nonexistent/chromium")],
+    )
+    .await;
+    assert_eq!(code, Some(1), "{out}{err}");
+    let line = out
+        .lines()
+        .find(|l| l.contains("Browser:"))
+        .unwrap_or_default();
+    assert!(line.starts_with('✗'), "{out}");
+    assert!(line.contains("/nonexistent/chromium"), "{out}");
+    assert!(out.contains("fix:"), "{out}");
+    assert!(out.lines().any(|l| l.starts_with("✓ Node.js")), "{out}");
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn doctor_passes_on_this_machine_without_showing_keys() {
+    let (code, out, err) = run(
+        &["doctor"],
+        &[("ANTHROPIC_API_KEY", "sk-ant-doctor-secret")],
+    )
+    .await;
+    assert_eq!(code, Some(0), "{out}{err}");
+    assert!(out.contains("ANTHROPIC_API_KEY: set"), "{out}");
+    assert!(!out.contains("sk-ant-doctor-secret") && !err.contains("sk-ant-doctor-secret"));
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn completions_and_help() {
+    let (code, out, _) = run(&["completions", "bash"], &[]).await;
+    assert_eq!(code, Some(0));
+    assert!(out.contains("subterminator"), "{out}");
+    for command in [
+        "cancel",
+        "demo",
+        "login",
+        "doctor",
+        "services",
+        "completions",
+    ] {
+        let (code, out, _) = run(&[command, "--help"], &[]).await;
+        assert_eq!(code, Some(0), "{command}");
+        assert!(out.contains("Examples:"), "{command}: {out}");
+    }
+}

@@ -1,0 +1,112 @@
+//! The compiled-component cache only ever deserializes files this host
+//! wrote; and the registry's view of bundled and installed plugins.
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
+
+use subterminator::plugin::{
+    CacheOutcome, ComponentCache, Plugin, PluginSource, Registry, Runtime, bundled_component,
+};
+
+fn netflix_wasm() -> &'static [u8] {
+    bundled_component("subterminator-plugin-netflix").unwrap()
+}
+
+fn load(dir: &std::path::Path) -> CacheOutcome {
+    let runtime = Runtime::with_cache(ComponentCache::open(dir).unwrap()).unwrap();
+    Plugin::load(&runtime, "netflix", netflix_wasm())
+        .unwrap()
+        .cache_outcome()
+}
+
+#[test]
+fn a_second_load_comes_from_the_cache() {
+    let dir = tempfile::tempdir().unwrap();
+    assert_eq!(load(dir.path()), CacheOutcome::Compiled);
+    assert_eq!(load(dir.path()), CacheOutcome::Cached);
+}
+
+#[test]
+fn foreign_files_are_never_deserialized() {
+    let dir = tempfile::tempdir().unwrap();
+    let cache = ComponentCache::open(dir.path()).unwrap();
+    let runtime = Runtime::new().unwrap();
+    let path = cache.path_for(runtime.engine(), netflix_wasm());
+    // What an attacker could drop there: a real compiled component without
+    // our MAC, garbage, or a truncated copy of a valid file.
+    let foreign = runtime
+        .engine()
+        .precompile_component(netflix_wasm())
+        .unwrap();
+    let cases: Vec<(&str, Vec<u8>)> = vec![
+        ("a raw precompiled component", foreign),
+        (
+            "garbage",
+            b"STCWASM1 not a mac and not a component".to_vec(),
+        ),
+        ("empty", Vec::new()),
+    ];
+    for (name, bytes) in cases {
+        std::fs::write(&path, &bytes).unwrap();
+        assert_eq!(load(dir.path()), CacheOutcome::Compiled, "{name}");
+        assert_ne!(std::fs::read(&path).unwrap(), bytes, "{name}: not replaced");
+        assert_eq!(load(dir.path()), CacheOutcome::Cached, "{name}");
+    }
+    let valid = std::fs::read(&path).unwrap();
+    std::fs::write(&path, &valid[..valid.len() / 2]).unwrap();
+    assert_eq!(load(dir.path()), CacheOutcome::Compiled, "truncated");
+}
+
+#[test]
+fn another_hosts_cache_file_is_not_trusted() {
+    let ours = tempfile::tempdir().unwrap();
+    let theirs = tempfile::tempdir().unwrap();
+    load(theirs.path());
+    let runtime = Runtime::new().unwrap();
+    let their_file = ComponentCache::open(theirs.path())
+        .unwrap()
+        .path_for(runtime.engine(), netflix_wasm());
+    let our_file = ComponentCache::open(ours.path())
+        .unwrap()
+        .path_for(runtime.engine(), netflix_wasm());
+    std::fs::copy(their_file, our_file).unwrap();
+    assert_eq!(load(ours.path()), CacheOutcome::Compiled);
+}
+
+#[test]
+fn the_cache_key_is_private() {
+    use std::os::unix::fs::PermissionsExt;
+    let dir = tempfile::tempdir().unwrap();
+    load(dir.path());
+    let key = std::fs::metadata(dir.path().join("cache.key")).unwrap();
+    assert_eq!(key.permissions().mode() & 0o777, 0o600);
+    let folder = std::fs::metadata(dir.path()).unwrap();
+    assert_eq!(folder.permissions().mode() & 0o777, 0o700);
+}
+
+#[test]
+fn installed_plugins_load_beside_the_bundled_ones() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::copy(
+        env!("SUBTERMINATOR_ABUSE_WASM"),
+        dir.path().join("abuse.wasm"),
+    )
+    .unwrap();
+    std::fs::write(dir.path().join("broken.wasm"), b"nope").unwrap();
+    std::fs::write(dir.path().join("notes.txt"), b"ignored").unwrap();
+    let registry = Registry::load(&Runtime::new().unwrap(), Some(dir.path()));
+    assert_eq!(registry.ids(), vec!["abuse", "netflix", "practice"]);
+    assert!(matches!(
+        registry.get("abuse").unwrap().source,
+        PluginSource::Installed(_)
+    ));
+    assert_eq!(
+        registry.get("NETFLIX").unwrap().source,
+        PluginSource::Bundled
+    );
+    assert_eq!(registry.broken().len(), 1);
+    assert!(registry.broken()[0].1.to_string().contains("broken.wasm"));
+    let err = registry.get("hulu").unwrap_err().to_string();
+    assert_eq!(
+        err,
+        "Unknown service 'hulu'. Available services: abuse, netflix, practice"
+    );
+}
