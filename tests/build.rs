@@ -11,6 +11,8 @@ fn main() {
 }
 
 fn run() -> Result<(), String> {
+    println!("cargo:rerun-if-env-changed=SUBTERMINATOR_BROWSER");
+    need_browser_tools()?;
     let manifest = PathBuf::from(std::env::var("CARGO_MANIFEST_DIR").map_err(|e| e.to_string())?);
     let workspace = manifest
         .parent()
@@ -35,6 +37,30 @@ fn run() -> Result<(), String> {
         println!(
             "cargo:rustc-env=SUBTERMINATOR_ABUSE_WASM={}",
             path.display()
+        );
+    }
+    Ok(())
+}
+
+/// The end-to-end tests drive a real Chromium through Node.js: stop the
+/// build at once, with what to run, rather than fail every test later.
+fn need_browser_tools() -> Result<(), String> {
+    let on_path = |name: &str| {
+        std::env::var_os("PATH")
+            .is_some_and(|path| std::env::split_paths(&path).any(|dir| dir.join(name).is_file()))
+    };
+    if !on_path("npx") {
+        return Err("the tests need Node.js 18+ with npx; run: apt-get install -y nodejs npm".into());
+    }
+    let explicit = std::env::var_os("SUBTERMINATOR_BROWSER").map(PathBuf::from);
+    let found = explicit.as_ref().is_some_and(|p| p.is_file())
+        || ["chromium", "chromium-browser", "google-chrome", "google-chrome-stable"]
+            .iter()
+            .any(|name| on_path(name));
+    if !found {
+        return Err(
+            "the tests need Chromium; run: apt-get install -y chromium (or set SUBTERMINATOR_BROWSER=/path/to/chrome)"
+                .into(),
         );
     }
     Ok(())

@@ -5,6 +5,7 @@
 //! when the service plugin verifies it on the page.
 
 mod events;
+pub mod history;
 pub mod offline;
 pub mod profile;
 pub mod schema;
@@ -268,7 +269,7 @@ impl Agent<'_> {
             state.turn += 1;
             let request = Request {
                 system: system.clone(),
-                messages: state.history.clone(),
+                messages: history::for_request(&state.history),
                 tools: tools.clone(),
                 max_tokens: MAX_REPLY_TOKENS,
             };

@@ -10,6 +10,24 @@
 //!   one reconnect, orderly shutdown);
 //! - [`result`]: the `### Section` text of tool results, ANSI stripping;
 //! - [`tree`]: the YAML accessibility tree into [`page::Element`]s.
+//!
+//! Typical use, one run:
+//!
+//! ```no_run
+//! # async fn run(dirs: &subterminator::paths::Dirs, run_dir: &std::path::Path)
+//! #     -> Result<(), subterminator::browser::BrowserError> {
+//! use subterminator::browser::{Browser, BrowserOptions, Profile};
+//! let opts = BrowserOptions::new(Profile::Persistent(dirs.browser_profile()), run_dir.join("browser"));
+//! let browser = Browser::start(opts).await?;
+//! browser.navigate("https://www.netflix.com/account").await?;
+//! let page = browser.snapshot().await?;
+//! if let Some(r) = page.elements.iter().find(|e| e.name == "Cancel Membership").and_then(|e| e.reference.as_deref()) {
+//!     let after = browser.call("browser_click", serde_json::json!({ "target": r })).await?;
+//!     let _page_after = after.snapshot; // Some(…) when the result carried the page
+//! }
+//! browser.shutdown().await
+//! # }
+//! ```
 
 use std::path::PathBuf;
 use std::time::Duration;

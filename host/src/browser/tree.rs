@@ -40,10 +40,10 @@ pub fn parse_tree(yaml: &str) -> Vec<Element> {
         let parent = open.last().map(|(_, i)| *i);
         match parse_entry(item) {
             Entry::Property { name, value } => {
-                if let Some(p) = parent.and_then(|p| elements.get_mut(p)) {
-                    if name == "url" {
-                        p.url = Some(value);
-                    }
+                if let Some(p) = parent.and_then(|p| elements.get_mut(p))
+                    && name == "url"
+                {
+                    p.url = Some(value);
                 }
             }
             Entry::Text(text) => {
@@ -60,12 +60,13 @@ pub fn parse_tree(yaml: &str) -> Vec<Element> {
             }
             Entry::Node(mut element) => {
                 element.depth = depth;
-                if element.role == "option" && element.has_state("selected") {
-                    if let Some(p) = parent.and_then(|p| elements.get_mut(p)) {
-                        if is_input(&p.role) && p.value.is_none() {
-                            p.value = Some(element.name.clone());
-                        }
-                    }
+                if element.role == "option"
+                    && element.has_state("selected")
+                    && let Some(p) = parent.and_then(|p| elements.get_mut(p))
+                    && is_input(&p.role)
+                    && p.value.is_none()
+                {
+                    p.value = Some(element.name.clone());
                 }
                 open.push((depth, elements.len()));
                 elements.push(element);
@@ -200,16 +201,14 @@ fn apply_attr(element: &mut Element, attr: &str) {
 /// A YAML scalar as Playwright writes it: plain, `"double"` or `'single'`.
 fn scalar(raw: &str) -> String {
     let raw = raw.trim();
-    if raw.starts_with('"') {
-        if let Some((s, _)) = json_string(raw) {
-            return s;
-        }
+    let unquoted = if raw.starts_with('"') {
+        json_string(raw).map(|(s, _)| s)
     } else if raw.starts_with('\'') {
-        if let Some((s, _)) = single_quoted(raw) {
-            return s;
-        }
-    }
-    raw.to_owned()
+        single_quoted(raw).map(|(s, _)| s)
+    } else {
+        None
+    };
+    unquoted.unwrap_or_else(|| raw.to_owned())
 }
 
 /// A double-quoted string at the start of `s` (JSON escapes plus YAML's

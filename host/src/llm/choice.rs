@@ -1,7 +1,8 @@
-//! Which model, and therefore which provider: `--model` > `SUBTERMINATOR_MODEL`
-//! > config file > [`DEFAULT_MODEL`]. Names say their provider (`claude-*`,
-//! `gpt-*`, OpenAI's o-series); anything else needs an explicit
-//! `provider:model` such as `ollama:qwen2.5:7b`.
+//! Which model, and therefore which provider. The first of `--model`,
+//! `SUBTERMINATOR_MODEL` and the config file that is set wins, else
+//! [`DEFAULT_MODEL`]. Names say their provider (`claude-*`, `gpt-*`, OpenAI's
+//! o-series); anything else needs an explicit `provider:model` such as
+//! `ollama:qwen2.5:7b`.
 
 use super::{DEFAULT_MODEL, LlmError};
 
@@ -180,7 +181,8 @@ mod tests {
 
     #[test]
     fn precedence_is_cli_then_env_then_config_then_default() {
-        let cases: [(Option<&str>, Option<&str>, Option<&str>, &str); 7] = [
+        type Case<'a> = (Option<&'a str>, Option<&'a str>, Option<&'a str>, &'a str);
+        let cases: [Case; 7] = [
             (Some("gpt-4o"), Some("claude-x-1"), Some("o3"), "gpt-4o"),
             (None, Some("claude-x-1"), Some("o3"), "claude-x-1"),
             (None, None, Some("o3"), "o3"),

@@ -61,9 +61,10 @@ impl LlmError {
     pub fn class(&self) -> ErrorClass {
         match self {
             LlmError::Configuration(_) => ErrorClass::Configuration,
-            LlmError::Rejected { status, .. } if matches!(status, 401 | 403 | 404) => {
-                ErrorClass::Configuration
-            }
+            LlmError::Rejected {
+                status: 401 | 403 | 404,
+                ..
+            } => ErrorClass::Configuration,
             LlmError::Rejected { .. } | LlmError::InvalidResponse { .. } => ErrorClass::Failure,
             LlmError::Timeout { .. }
             | LlmError::Unreachable { .. }
