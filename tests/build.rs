@@ -30,14 +30,12 @@ fn run() -> Result<(), String> {
         .join("wasm-plugins");
     let wasm = subterminator_sdk::build::build_components(
         &workspace,
-        &["subterminator-plugin-abuse"],
+        &["subterminator-plugin-abuse", "subterminator-plugin-future-api"],
         &target_dir,
     )?;
-    for path in wasm {
-        println!(
-            "cargo:rustc-env=SUBTERMINATOR_ABUSE_WASM={}",
-            path.display()
-        );
+    let vars = ["SUBTERMINATOR_ABUSE_WASM", "SUBTERMINATOR_FUTURE_API_WASM"];
+    for (var, path) in vars.iter().zip(&wasm) {
+        println!("cargo:rustc-env={var}={}", path.display());
     }
     Ok(())
 }

@@ -30,7 +30,12 @@ fn median(mut samples: Vec<Duration>) -> Duration {
 }
 
 fn ms(d: Duration) -> String {
-    format!("{:.1} ms", d.as_secs_f64() * 1000.0)
+    let ms = d.as_secs_f64() * 1000.0;
+    if ms < 10.0 {
+        format!("{ms:.3} ms")
+    } else {
+        format!("{ms:.1} ms")
+    }
 }
 
 fn report(label: &str, samples: Vec<Duration>) {

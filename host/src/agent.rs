@@ -18,7 +18,7 @@ use serde::Serialize;
 
 pub use events::{Event, Reporter};
 pub use offline::OfflinePolicy;
-pub use profile::{ToolProfile, full::FullProfile};
+pub use profile::{ToolProfile, compact::CompactProfile, full::FullProfile};
 
 use crate::approval::Console;
 use crate::browser::Browser;
@@ -178,8 +178,17 @@ pub struct Agent<'a> {
     pub options: RunOptions,
 }
 
+/// Where one turn's time went; the rest is the host's own overhead.
+#[derive(Debug, Default, Clone, Copy)]
+struct Timing {
+    model: std::time::Duration,
+    browser: std::time::Duration,
+    human: std::time::Duration,
+}
+
 /// The loop's state between turns.
 struct State {
+    timing: Timing,
     snapshot: Snapshot,
     history: Vec<Message>,
     usage: Tokens,
@@ -193,6 +202,7 @@ impl Agent<'_> {
     /// the browser gone) still end in a [`TaskResult`] with the right exit code.
     pub async fn run(mut self) -> TaskResult {
         let mut state = State {
+            timing: Timing::default(),
             snapshot: Snapshot::default(),
             history: Vec::new(),
             usage: Tokens::default(),
@@ -246,7 +256,7 @@ impl Agent<'_> {
     async fn run_loop(&mut self, state: &mut State) -> Result<TaskResult, Error> {
         self.reporter.busy("Opening the browser…");
         self.browser.navigate(&self.options.start_url).await?;
-        state.snapshot = self.browser.snapshot().await?;
+        state.snapshot = self.profile.look(self.browser, None).await?;
         if let Some(ended) = self.watch_auth(state).await? {
             return Ok(ended);
         }
@@ -267,13 +277,18 @@ impl Agent<'_> {
                 );
             }
             state.turn += 1;
+            state.timing = Timing::default();
+            let turn_started = Instant::now();
             let request = Request {
                 system: system.clone(),
-                messages: history::for_request(&state.history),
+                messages: history::for_request(&state.history, &*self.profile),
                 tools: tools.clone(),
                 max_tokens: MAX_REPLY_TOKENS,
             };
             let completion = self.next_completion(&request, state).await?;
+            if completion.tool_calls.is_empty() {
+                self.report_timing(state, turn_started);
+            }
             let Some(call) = completion.tool_calls.first().cloned() else {
                 no_action += 1;
                 if no_action >= MAX_NO_ACTION_REPLIES {
@@ -306,6 +321,7 @@ impl Agent<'_> {
                 return Ok(self.dry_run(&call, state));
             }
             let outcome = self.step(&call, state).await?;
+            self.report_timing(state, turn_started);
             match outcome {
                 step::Step::Continue { content, is_error } => {
                     state.history.push(Message::ToolResult {
@@ -324,6 +340,12 @@ impl Agent<'_> {
         request: &Request,
         state: &mut State,
     ) -> Result<Completion, Error> {
+        self.reporter.emit(Event::ModelRequest {
+            turn: state.turn,
+            messages: request.messages.len(),
+            tools: request.tools.len(),
+            chars: request_chars(request),
+        });
         let started = Instant::now();
         let verified = match self.driver {
             Driver::Offline(_) => matches!(self.verify(&state.snapshot).await, Verdict::Success),
@@ -342,6 +364,7 @@ impl Agent<'_> {
                 state.turn,
             ),
         };
+        state.timing.model += started.elapsed();
         let usage = Tokens::from(completion.usage);
         state.usage.add(usage);
         self.reporter.emit(Event::ModelReply {
@@ -356,6 +379,21 @@ impl Agent<'_> {
             elapsed_ms: millis(started),
         });
         Ok(completion)
+    }
+
+    fn report_timing(&mut self, state: &State, started: Instant) {
+        let total = started.elapsed();
+        let t = state.timing;
+        let host = total.saturating_sub(t.model + t.browser + t.human);
+        let us = |d: std::time::Duration| u64::try_from(d.as_micros()).unwrap_or(u64::MAX);
+        self.reporter.emit(Event::TurnTiming {
+            turn: state.turn,
+            total_us: us(total),
+            model_us: us(t.model),
+            browser_us: us(t.browser),
+            human_us: us(t.human),
+            host_us: us(host),
+        });
     }
 
     fn dry_run(&mut self, call: &ToolCall, state: &State) -> TaskResult {
@@ -452,6 +490,31 @@ fn offline_completion(
         usage: Usage::default(),
         stop_reason: Some("tool_use".into()),
     }
+}
+
+/// The size of a request in characters, for the run record.
+fn request_chars(request: &Request) -> usize {
+    let messages: usize = request
+        .messages
+        .iter()
+        .map(|m| match m {
+            Message::User(text) => text.len(),
+            Message::Assistant { text, tool_calls } => {
+                text.as_ref().map_or(0, String::len)
+                    + tool_calls
+                        .iter()
+                        .map(|c| c.name.len() + c.arguments.as_ref().map_or(0, |a| a.to_string().len()))
+                        .sum::<usize>()
+            }
+            Message::ToolResult { content, .. } => content.len(),
+        })
+        .sum();
+    let tools: usize = request
+        .tools
+        .iter()
+        .map(|t| t.name.len() + t.description.len() + t.input_schema.to_string().len())
+        .sum();
+    request.system.len() + messages + tools
 }
 
 /// `scheme://host:port` of a URL, or `None` when it has no such origin.

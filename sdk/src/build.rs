@@ -35,7 +35,10 @@ pub fn build_components(
     target_dir: &Path,
 ) -> Result<Vec<PathBuf>, String> {
     let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".to_owned());
-    target_installed()?;
+    if target_installed().is_err() {
+        add_target_with_rustup();
+        target_installed()?;
+    }
     let mut command = Command::new(&cargo);
     command
         .current_dir(workspace)
@@ -70,6 +73,22 @@ pub fn build_components(
 
 fn missing_target_message() -> String {
     format!("the {WASM_TARGET} target is not installed; run: rustup target add {WASM_TARGET}")
+}
+
+/// Under rustup, adds the target the way `rust-toolchain.toml` asks for it;
+/// without rustup (or offline) the caller's check reports what to run.
+fn add_target_with_rustup() {
+    let Some(toolchain) = std::env::var_os("RUSTUP_TOOLCHAIN") else {
+        return;
+    };
+    println!("cargo:warning=installing the {WASM_TARGET} target (rustup target add {WASM_TARGET})");
+    let status = Command::new("rustup")
+        .args(["target", "add", WASM_TARGET, "--toolchain"])
+        .arg(toolchain)
+        .status();
+    if let Err(e) = status {
+        println!("cargo:warning=rustup could not be run: {e}");
+    }
 }
 
 /// Checks the sysroot for the target's standard library, which gives a

@@ -1,6 +1,8 @@
 //! Support for the integration and end-to-end tests: the sites they serve on
 //! 127.0.0.1, the scripted model server, and the abuse plugins.
 
+pub mod compact_script;
 pub mod e2e;
 pub mod model_server;
 pub mod site;
+pub mod scripted;

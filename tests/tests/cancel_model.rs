@@ -11,6 +11,7 @@ use serde_json::json;
 use subterminator::demo::{FINISH_REQUEST, PracticeSite, SiteOptions};
 use subterminator_tests::e2e;
 use subterminator_tests::model_server::{ModelServer, RecordedRequest, Reply};
+use subterminator_tests::scripted::canceller;
 
 const ANTHROPIC_KEY: &str = "sk-ant-e2e-NEVER-WRITE-ME";
 const OPENAI_KEY: &str = "sk-openai-e2e-NEVER-WRITE-ME";
@@ -19,44 +20,6 @@ const OPENAI_KEY: &str = "sk-openai-e2e-NEVER-WRITE-ME";
 enum Provider {
     Anthropic,
     OpenAi,
-}
-
-/// The ref of `role "name"` in a Playwright YAML page.
-fn find_ref(page: &str, role: &str, name: &str) -> Option<String> {
-    let needle = format!("{role} \"{name}\"");
-    page.lines().find(|l| l.trim_start().starts_with(&format!("- {needle}"))).and_then(|line| {
-        let at = line.find("[ref=")? + 5;
-        Some(line[at..].split(']').next()?.to_owned())
-    })
-}
-
-fn click(page: &str, name: &str) -> Option<Reply> {
-    let target = find_ref(page, "button", name)?;
-    Some(Reply::tool("browser_click", json!({"element": name, "target": target})))
-}
-
-/// A model that cancels the membership on the practice site, reading refs
-/// from the page in the latest input the way a real model would.
-fn canceller(request: &RecordedRequest) -> Reply {
-    let page = request.latest_input().unwrap_or_default();
-    if page.contains("has been cancelled") {
-        return Reply::tool("complete_task", json!({"status": "success", "reason": "The page says it is cancelled."}));
-    }
-    if let Some(reply) = click(&page, "Finish Cancellation") {
-        return reply;
-    }
-    if let Some(target) = find_ref(&page, "combobox", "Reason for leaving")
-        && !page.contains("option \"Other\" [selected]")
-    {
-        return Reply::tool(
-            "browser_select_option",
-            json!({"element": "Reason for leaving", "target": target, "values": ["Other"]}),
-        );
-    }
-    ["Continue to Cancel", "Continue", "Cancel Membership"]
-        .iter()
-        .find_map(|name| click(&page, name))
-        .unwrap_or_else(|| Reply::text("I do not know what to do on this page."))
 }
 
 struct Setup {
@@ -260,4 +223,23 @@ async fn an_unreachable_model_exits_3() {
     assert!(started.elapsed() < Duration::from_secs(60));
     assert_eq!(e2e::last_result(s.home.path()).unwrap()["reason"], "llm_error");
     assert_no_key(s.home.path(), &said);
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn the_demo_reaches_a_verified_success_with_a_scripted_model() {
+    let model = ModelServer::start(canceller).await.unwrap();
+    let home = tempfile::tempdir().unwrap();
+    let mut command = e2e::command(home.path());
+    command
+        .args(["demo", "--headless", "--tools", "full", "--model", "gpt-4o"])
+        .env("OPENAI_API_KEY", OPENAI_KEY)
+        .env("OPENAI_BASE_URL", model.openai_base_url());
+    let out = e2e::run(command, "y\n").await.unwrap();
+    let said = e2e::text(&out);
+    assert_eq!(out.status.code(), Some(0), "{said}");
+    assert!(said.contains("✓ StreamFlix (practice site) cancellation completed successfully"), "{said}");
+    assert_eq!(e2e::last_result(home.path()).unwrap()["verified"], true);
+    assert!(model.request_count() >= 5, "the model drove: {} requests", model.request_count());
+    let transcript = std::fs::read_to_string(e2e::run_dirs(home.path()).pop().unwrap().join("transcript.jsonl")).unwrap();
+    assert!(transcript.contains("\"model_request\"") && transcript.contains("\"turn_timing\""));
 }

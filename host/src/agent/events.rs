@@ -30,6 +30,14 @@ pub enum Event {
         max_turns: u32,
         checkpoints: bool,
     },
+    /// What was sent to the model this turn, in summary.
+    ModelRequest {
+        turn: u32,
+        messages: usize,
+        tools: usize,
+        /// Characters of system prompt, messages and tool schemas.
+        chars: usize,
+    },
     ModelReply {
         turn: u32,
         text: Option<String>,
@@ -82,6 +90,16 @@ pub enum Event {
         kind: String,
         message: String,
         url: String,
+    },
+    /// Where a turn's time went; `host_us` is everything but the model, the
+    /// browser and the human.
+    TurnTiming {
+        turn: u32,
+        total_us: u64,
+        model_us: u64,
+        browser_us: u64,
+        human_us: u64,
+        host_us: u64,
     },
     DryRun {
         tool: String,
@@ -285,6 +303,8 @@ impl Reporter {
                 }
             }
             Event::ModelReply { .. }
+            | Event::ModelRequest { .. }
+            | Event::TurnTiming { .. }
             | Event::CheckpointPassed { .. }
             | Event::ApprovalAsked { .. }
             | Event::Verification { .. } => {}

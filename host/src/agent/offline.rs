@@ -13,8 +13,8 @@ pub enum Move {
     Act {
         step: usize,
         description: String,
-        hint: TargetHint,
-        element: Element,
+        hint: Box<TargetHint>,
+        element: Box<Element>,
     },
     /// End the run: `success` asks the host to verify.
     Complete { success: bool, reason: String },
@@ -66,8 +66,8 @@ impl OfflinePolicy {
                     return Move::Act {
                         step: s + 1,
                         description: self.plan[s].description.clone(),
-                        hint: hint.clone(),
-                        element: element.clone(),
+                        hint: Box::new(hint.clone()),
+                        element: Box::new(element.clone()),
                     };
                 }
                 if !hint.optional {
@@ -120,6 +120,7 @@ fn expected(hint: Option<&TargetHint>) -> String {
 
 #[cfg(test)]
 mod tests {
+    #![allow(clippy::panic)]
     use super::*;
     use crate::plugin::HintAction;
 

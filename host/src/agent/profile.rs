@@ -2,11 +2,15 @@
 //! profile passes Playwright MCP's own tools through (seed 000); the
 //! `compact` one (seed 002) shows seven tools over pruned snapshots.
 
+pub mod compact;
 pub mod full;
+
+use std::future::Future;
+use std::pin::Pin;
 
 use serde_json::Value;
 
-use crate::browser::{BrowserError, ToolOutput, ToolSchema};
+use crate::browser::{Browser, BrowserError, ToolOutput, ToolSchema};
 use crate::llm::ToolSpec;
 use crate::page::{Element, Snapshot};
 use crate::plugin::HintAction;
@@ -51,6 +55,10 @@ pub enum Outcome<'a> {
     Refused(&'a Refusal),
 }
 
+/// What [`ToolProfile::look`] hands back, boxed so the trait stays usable as
+/// `dyn ToolProfile`.
+pub type Look<'a> = Pin<Box<dyn Future<Output = Result<Snapshot, BrowserError>> + Send + 'a>>;
+
 pub trait ToolProfile: Send {
     /// `full` or `compact`.
     fn name(&self) -> &'static str;
@@ -74,6 +82,34 @@ pub trait ToolProfile: Send {
     /// The tool result the model gets; `page` is [`ToolProfile::observe`]'s
     /// text for the snapshot taken after the call.
     fn report(&self, outcome: &Outcome<'_>, page: &str) -> String;
+
+    /// Takes the page after `after` (the action just run, if any). The
+    /// default reuses the snapshot the action's result carries; a profile
+    /// that needs more (compact: bounding boxes, the viewport) takes its own.
+    fn look<'a>(&'a mut self, browser: &'a Browser, after: Option<&'a ToolOutput>) -> Look<'a> {
+        let carried = after.and_then(|o| o.snapshot.clone());
+        Box::pin(async move {
+            match carried {
+                Some(snapshot) => Ok(snapshot),
+                None => browser.snapshot().await,
+            }
+        })
+    }
+
+    /// `complete_task`'s answer when the page does not prove success
+    /// (seed 000 §2.6.3's message), with the page as it is now.
+    fn unverified(&self, message: &str, page: &str) -> String {
+        format!(
+            "{}\n{page}",
+            serde_json::json!({ "error": true, "message": message })
+        )
+    }
+
+    /// How an older message is resent once a later snapshot exists: `None`
+    /// keeps it whole (seed 000's behaviour); compact shrinks old snapshots.
+    fn superseded(&self, _content: &str) -> Option<String> {
+        None
+    }
 
     /// The call the offline policy makes to act on `element` of the latest snapshot.
     fn offline_call(

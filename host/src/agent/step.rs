@@ -116,7 +116,9 @@ impl Agent<'_> {
             )
             .with_error(reason)));
         }
-        state.snapshot = self.browser.snapshot().await?;
+        let t = Instant::now();
+        state.snapshot = self.profile.look(self.browser, None).await?;
+        state.timing.browser += t.elapsed();
         let verdict = self.verify(&state.snapshot).await;
         let detail = match &verdict {
             Verdict::Success => String::new(),
@@ -139,7 +141,7 @@ impl Agent<'_> {
         let page = self.profile.observe(&state.snapshot);
         let message = virtual_tools::cannot_verify(&state.snapshot.url, &detail);
         Ok(Step::Continue {
-            content: format!("{}\n{page}", json!({ "error": true, "message": message })),
+            content: self.profile.unverified(&message, &page),
             is_error: true,
         })
     }
@@ -162,7 +164,7 @@ impl Agent<'_> {
             action: text("action"),
             target: None,
             url: state.snapshot.url.clone(),
-            screenshot: self.screenshot().await,
+            screenshot: self.screenshot(state).await,
         };
         Ok(match self.ask(request, state).await {
             Answer::Approved => Step::Continue {
@@ -215,7 +217,7 @@ impl Agent<'_> {
                         action: tool.to_owned(),
                         target: target.clone(),
                         url: state.snapshot.url.clone(),
-                        screenshot: self.screenshot().await,
+                        screenshot: self.screenshot(state).await,
                     };
                     match self.ask(request, state).await {
                         Answer::Approved => {}
@@ -293,16 +295,16 @@ impl Agent<'_> {
             Some(mcp_tool) => Some(self.browser.call(mcp_tool, action.mcp_args.clone()).await),
             None => None,
         };
+        state.timing.browser += started.elapsed();
         let (output, failure) = match outcome {
             Some(Ok(output)) => (Some(output), None),
             Some(Err(e)) if e.class() == ErrorClass::Failure => (None, Some(e)),
             Some(Err(e)) => return Err(e.into()),
             None => (None, None),
         };
-        state.snapshot = match output.as_ref().and_then(|o| o.snapshot.clone()) {
-            Some(snapshot) => snapshot,
-            None => self.browser.snapshot().await?,
-        };
+        let t = Instant::now();
+        state.snapshot = self.profile.look(self.browser, output.as_ref()).await?;
+        state.timing.browser += t.elapsed();
         if let Some(ended) = self.watch_auth(state).await? {
             return Ok(end(ended));
         }
@@ -338,13 +340,15 @@ impl Agent<'_> {
     }
 
     /// Shows the request and reads the answer; end of input means no.
-    async fn ask(&mut self, request: ApprovalRequest, state: &State) -> Answer {
+    async fn ask(&mut self, request: ApprovalRequest, state: &mut State) -> Answer {
         self.reporter.emit(Event::ApprovalAsked {
             turn: state.turn,
             request: request.clone(),
         });
         self.reporter.prompt_approval(&request);
+        let t = Instant::now();
         let line = self.console.read_line().await;
+        state.timing.human += t.elapsed();
         let answer = Answer::parse(line.as_deref());
         self.reporter.emit(Event::ApprovalAnswered {
             turn: state.turn,
@@ -354,9 +358,12 @@ impl Agent<'_> {
     }
 
     /// A screenshot for the human; a failure only costs the picture.
-    async fn screenshot(&mut self) -> Option<std::path::PathBuf> {
+    async fn screenshot(&mut self, state: &mut State) -> Option<std::path::PathBuf> {
         let path = self.reporter.record()?.next_screenshot();
-        match self.browser.screenshot(&path).await {
+        let t = Instant::now();
+        let taken = self.browser.screenshot(&path).await;
+        state.timing.browser += t.elapsed();
+        match taken {
             Ok(path) => Some(path),
             Err(e) => {
                 tracing::warn!("no screenshot for the approval: {e}");
@@ -410,13 +417,16 @@ impl Agent<'_> {
             state.auth_pauses += 1;
             self.reporter
                 .notice("Do it in the browser window, then press Enter here to continue.");
-            if self.console.read_line().await.is_none() {
+            let t = Instant::now();
+            let answered = self.console.read_line().await;
+            state.timing.human += t.elapsed();
+            if answered.is_none() {
                 return Ok(Some(
                     TaskResult::new(false, false, TaskReason::AuthRequired, state.turn)
                         .with_error(format!("{} (no answer) {hint}", event.message)),
                 ));
             }
-            state.snapshot = self.browser.snapshot().await?;
+            state.snapshot = self.profile.look(self.browser, None).await?;
         }
     }
 }

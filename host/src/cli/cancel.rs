@@ -62,6 +62,11 @@ pub struct RunArgs {
     #[arg(long, value_enum, value_name = "PROFILE")]
     pub tools: Option<ToolsArg>,
 
+    /// Send the model a screenshot with every snapshot (compact tools only);
+    /// image tokens cost more than the text, so it is off by default.
+    #[arg(long)]
+    pub vision: bool,
+
     /// The Chrome or Chromium executable to drive.
     #[arg(long, value_name = "PATH")]
     pub browser: Option<PathBuf>,
@@ -91,6 +96,7 @@ impl RunArgs {
             headless: self.headless,
             start_url: None,
             tools,
+            vision: self.vision,
             browser: self.browser.clone(),
             isolated: false,
             json,

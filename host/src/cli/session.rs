@@ -5,7 +5,7 @@ use std::io::IsTerminal;
 use std::path::PathBuf;
 
 use crate::agent::{
-    Agent, Driver, Event, FullProfile, OfflinePolicy, Reporter, RunOptions, TaskResult, ToolProfile,
+    Agent, CompactProfile, Driver, Event, FullProfile, OfflinePolicy, Reporter, RunOptions, TaskResult, ToolProfile,
 };
 use crate::approval::Console;
 use crate::browser::{Browser, BrowserOptions, Profile};
@@ -39,6 +39,8 @@ pub struct SessionSpec {
     pub headless: bool,
     pub start_url: Option<String>,
     pub tools: ToolsArg,
+    /// `--vision`: the compact profile sends a screenshot with each snapshot.
+    pub vision: bool,
     pub browser: Option<PathBuf>,
     pub isolated: bool,
     pub json: bool,
@@ -130,8 +132,20 @@ pub async fn run(
     reporter.busy("Starting the browser…");
     let browser = Browser::start(options).await;
     reporter.idle();
-    let browser = browser?;
-    let profile: Box<dyn ToolProfile> = make_profile(spec.tools, &browser);
+    let browser = match browser {
+        Ok(browser) => browser,
+        Err(e) => {
+            // The run folder still says why the run never started.
+            let error = Error::from(e);
+            if let Some(record) = reporter.record()
+                && let Err(write) = record.finish(&TaskResult::from_error(&error, 0))
+            {
+                tracing::warn!("{write}");
+            }
+            return Err(error);
+        }
+    };
+    let profile: Box<dyn ToolProfile> = make_profile(spec.tools, spec.vision, &browser);
     let mut console = Console::stdin();
     let agent = Agent {
         service,
@@ -183,9 +197,10 @@ pub async fn run(
     Ok(result.exit_code)
 }
 
-fn make_profile(tools: ToolsArg, browser: &Browser) -> Box<dyn ToolProfile> {
+fn make_profile(tools: ToolsArg, vision: bool, browser: &Browser) -> Box<dyn ToolProfile> {
     match tools {
-        ToolsArg::Full | ToolsArg::Compact => Box::new(FullProfile::new(browser.tools())),
+        ToolsArg::Compact => Box::new(CompactProfile::new(vision)),
+        ToolsArg::Full => Box::new(FullProfile::new(browser.tools())),
     }
 }
 

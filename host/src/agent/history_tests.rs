@@ -1,0 +1,173 @@
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
+
+use serde_json::json;
+
+use super::*;
+use crate::agent::profile::compact::{CompactProfile, SUPERSEDED};
+use crate::agent::profile::full::FullProfile;
+
+fn call(n: usize, name: &str, args: serde_json::Value) -> Message {
+    Message::Assistant {
+        text: None,
+        tool_calls: vec![ToolCall {
+            id: format!("c{n}"),
+            name: name.into(),
+            arguments: Ok(args),
+        }],
+    }
+}
+
+fn result(n: usize, content: String, is_error: bool) -> Message {
+    Message::ToolResult {
+        call_id: format!("c{n}"),
+        content,
+        is_error,
+    }
+}
+
+/// A compact-profile snapshot of about `bytes` bytes.
+fn snapshot(id: usize, bytes: usize) -> String {
+    // Field order as the profile writes it: the id first.
+    format!(
+        "{{\"snapshot_id\":\"s{id}\",\"page\":{{\"url\":\"http://x/\",\"title\":\"T\"}},\"elements\":[{{\"ref\":\"@e0\",\"name\":\"{}\"}}]}}",
+        "x".repeat(bytes)
+    )
+}
+
+fn ok(id: usize, bytes: usize) -> String {
+    format!(
+        "{{\"error\":null,\"success\":true,\"snapshot\":{}}}",
+        snapshot(id, bytes)
+    )
+}
+
+/// The goal and `turns` clicks, each answered with a snapshot.
+fn conversation(turns: usize, bytes: usize) -> Vec<Message> {
+    let mut history = vec![Message::User(format!(
+        "Goal: cancel\n\nCurrent page:\n{}",
+        snapshot(0, bytes)
+    ))];
+    for n in 1..=turns {
+        history.push(call(n, "browser_click", json!({"ref": format!("@e{n}")})));
+        history.push(result(n, ok(n, bytes), false));
+    }
+    history
+}
+
+#[test]
+fn only_the_latest_snapshot_is_sent_whole() {
+    let history = conversation(3, 500);
+    let sent = for_request(&history, &CompactProfile::new(false));
+    assert_eq!(sent.len(), history.len());
+    let texts: Vec<&str> = sent.iter().filter_map(text_of).collect();
+    assert!(texts[0].starts_with("Goal: cancel"));
+    for old in &texts[..texts.len() - 1] {
+        assert!(old.contains(SUPERSEDED), "{old}");
+        assert!(old.len() < 300, "{old}");
+    }
+    assert_eq!(texts[texts.len() - 1], ok(3, 500));
+}
+
+#[test]
+fn the_full_profile_resends_everything_under_the_budget() {
+    let history = conversation(3, 500);
+    assert_eq!(for_request(&history, &FullProfile::new(&[])), history);
+}
+
+#[test]
+fn past_the_budget_the_goal_a_summary_and_ten_turns_remain() {
+    // Raw snapshots (full profile) of ~6,000 bytes: far over 10,000 tokens.
+    let mut history = vec![Message::User("Goal: cancel".into())];
+    let big = "y".repeat(6_000);
+    for n in 1..=14 {
+        let (name, args, content, is_error) = match n {
+            2 => ("browser_type", json!({"target": "e8", "text": "test"}), big.clone(), false),
+            3 => (
+                "browser_click",
+                json!({"target": "e12"}),
+                format!("{}\n{big}", json!({"error": true, "code": "element_disabled", "message": "no"})),
+                true,
+            ),
+            _ => ("browser_click", json!({"target": format!("e{n}")}), big.clone(), false),
+        };
+        history.push(call(n, name, args));
+        history.push(result(n, content, is_error));
+    }
+    let sent = for_request(&history, &FullProfile::new(&[]));
+    assert_eq!(sent.len(), 1 + 2 * KEPT_TURNS);
+    let Message::User(head) = &sent[0] else {
+        panic!("{:?}", sent[0]);
+    };
+    assert_eq!(
+        head,
+        "Goal: cancel\n\nPrevious actions:\n\
+         - browser_click(e1): success\n\
+         - browser_type(e8, \"test\"): success\n\
+         - browser_click(e12): failed (element_disabled)\n\
+         - browser_click(e4): success"
+    );
+    assert_eq!(sent[1..], history[history.len() - 2 * KEPT_TURNS..]);
+    assert!(matches!(sent[1], Message::Assistant { .. }));
+}
+
+#[test]
+fn compact_histories_stay_small_for_long_runs() {
+    // 40 turns of 5 KB snapshots: shrinking alone keeps it under budget
+    // for a while; past it, the summary takes over.
+    let history = conversation(40, 5_000);
+    let sent = for_request(&history, &CompactProfile::new(false));
+    assert!(tokens(&sent) <= HISTORY_TOKEN_BUDGET, "{}", tokens(&sent));
+    let short = conversation(5, 5_000);
+    let sent = for_request(&short, &CompactProfile::new(false));
+    assert_eq!(sent.len(), short.len(), "nothing dropped under the budget");
+}
+
+#[test]
+fn summary_lines_table() {
+    for (message, want) in [
+        (
+            vec![
+                call(1, "browser_fill", json!({"ref": "@e8", "value": "test"})),
+                result(1, ok(1, 10), false),
+            ],
+            "- browser_fill(@e8, \"test\"): success",
+        ),
+        (
+            vec![
+                call(1, "browser_click", json!({"ref": "@e12"})),
+                result(1, "{\"error\":\"element_disabled\",\"success\":false}".into(), true),
+            ],
+            "- browser_click(@e12): failed (element_disabled)",
+        ),
+        (
+            vec![
+                call(1, "request_human_approval", json!({"action": "finish", "reason": "r"})),
+                result(1, "{\"approved\":false,\"message\":\"User feedback: no\"}".into(), true),
+            ],
+            "- request_human_approval(\"finish\"): failed (human_rejected)",
+        ),
+        (
+            vec![
+                call(1, "browser_scroll", json!({"direction": "down"})),
+                result(1, "plain text".into(), true),
+            ],
+            "- browser_scroll(down): failed",
+        ),
+        (
+            vec![
+                Message::Assistant { text: Some("hm".into()), tool_calls: vec![] },
+                Message::User("Call a tool or complete_task.".into()),
+            ],
+            "- (no tool call)",
+        ),
+    ] {
+        assert_eq!(summarize(&message), format!("Previous actions:\n{want}"));
+    }
+}
+
+#[test]
+fn estimates_err_on_the_high_side() {
+    assert_eq!(estimate_tokens(""), 0);
+    assert_eq!(estimate_tokens("abcde"), 2);
+    assert_eq!(estimate_tokens("abcdef"), 3);
+}

@@ -1,0 +1,432 @@
+//! The `compact` profile (seed 002), the default: seven tools instead of
+//! Playwright MCP's twenty-five, and pruned JSON snapshots with `@eN` refs
+//! that live for one snapshot, instead of the raw YAML tree.
+//!
+//! - [`tools`]: the schemas and descriptions the model sees;
+//! - [`view`]: pruning, ranking and the snapshot JSON;
+//! - [`geometry`]: bounding boxes and the viewport, as cheaply as the server allows;
+//! - [`errors`]: Playwright's failures as seed 002's error codes.
+
+pub mod errors;
+pub mod geometry;
+pub mod tools;
+pub mod view;
+
+use std::cell::Cell;
+use std::collections::HashMap;
+use std::path::PathBuf;
+
+use serde_json::{Value, json};
+
+use super::{BrowserAction, Look, Outcome, Refusal, ToolProfile, describe};
+use crate::browser::{Browser, BrowserError, ToolOutput, parse_snapshot};
+use crate::llm::ToolSpec;
+use crate::page::{Element, Snapshot};
+use crate::plugin::HintAction;
+use geometry::{BBox, MEASURE_JS, Tracker, Viewport};
+use tools::{CLICK, DEFAULT_SCROLL_PX, FILL, GET_SNAPSHOT, SCROLL, SELECT};
+use view::{Layout, View};
+
+/// Roles `browser_fill` types into.
+const FILLABLE: &[&str] = &["textbox", "searchbox", "combobox", "spinbutton"];
+/// Roles `browser_select` chooses in.
+const SELECTABLE: &[&str] = &["combobox", "listbox"];
+/// Roles that sit on top of the page while they are open.
+const OVERLAYS: &[&str] = &["dialog", "alertdialog"];
+
+/// What the host says instead of a snapshot that a later one replaced.
+pub const SUPERSEDED: &str = "superseded by a later snapshot";
+
+#[derive(Debug, Default)]
+pub struct CompactProfile {
+    vision: bool,
+    /// `targets[n]` is what `@en` names in the latest view.
+    targets: Vec<Element>,
+    /// Boxes of the latest snapshot, by Playwright ref.
+    boxes: HashMap<String, BBox>,
+    viewport: Tracker,
+    latest_viewport: Option<Viewport>,
+    /// Set by `get_snapshot(viewport_only=false)` for the next view only.
+    wide: Cell<bool>,
+    screenshot: Option<PathBuf>,
+    shots: u32,
+}
+
+impl CompactProfile {
+    /// `vision`: a screenshot goes with every snapshot (`--vision`).
+    pub fn new(vision: bool) -> Self {
+        Self {
+            vision,
+            ..Self::default()
+        }
+    }
+
+    /// The element `@eN` names in the latest view.
+    fn resolve(&self, args: &Value) -> Result<(usize, Element), Refusal> {
+        let reference = args.get("ref").and_then(Value::as_str).unwrap_or_default();
+        let n = reference
+            .strip_prefix("@e")
+            .and_then(|n| n.parse::<usize>().ok())
+            .ok_or_else(|| {
+                Refusal::new(
+                    "invalid_params",
+                    format!("\"{reference}\" is not a ref; use one like @e3 from the latest snapshot."),
+                )
+            })?;
+        self.targets.get(n).cloned().map(|e| (n, e)).ok_or_else(|| {
+            Refusal::new(
+                "ref_invalid",
+                format!(
+                    "{reference} is not in the latest snapshot (refs last one snapshot; it has @e0..@e{}). \
+                     Use a ref from the snapshot below.",
+                    self.targets.len().saturating_sub(1)
+                ),
+            )
+        })
+    }
+
+    /// Why acting on `target` cannot work, seen from the snapshot alone:
+    /// cheaper than Playwright's five seconds of retries.
+    fn blocked(&self, reference: &str, target: &Element, snapshot: &Snapshot) -> Option<Refusal> {
+        if target.has_state("disabled") {
+            return Some(Refusal::new(
+                "element_disabled",
+                format!("{reference} ({}) is disabled.", describe(target)),
+            ));
+        }
+        let bbox = target.reference.as_ref().and_then(|r| self.boxes.get(r))?;
+        if bbox.is_empty() {
+            return Some(Refusal::new(
+                "element_not_visible",
+                format!("{reference} ({}) has no size on screen.", describe(target)),
+            ));
+        }
+        let at = snapshot
+            .elements
+            .iter()
+            .position(|e| e.reference == target.reference)?;
+        let center = bbox.center();
+        snapshot.elements.iter().enumerate().skip(at + 1).find_map(|(i, e)| {
+            let covers = OVERLAYS.contains(&e.role.as_str())
+                && !view::is_inside(&snapshot.elements, i, at)
+                && e.reference
+                    .as_ref()
+                    .and_then(|r| self.boxes.get(r))
+                    .is_some_and(|b| b.contains(center));
+            covers.then(|| {
+                Refusal::new(
+                    "element_obscured",
+                    format!(
+                        "{reference} ({}) is covered by {}; deal with that first.",
+                        describe(target),
+                        describe(e)
+                    ),
+                )
+            })
+        })
+    }
+
+    fn action(&self, tool: &str, target: Element, args: Value, read_only: bool) -> BrowserAction {
+        BrowserAction {
+            mcp_tool: Some(tool.to_owned()),
+            mcp_args: args,
+            target: Some(target),
+            navigate_to: None,
+            read_only,
+        }
+    }
+
+    fn scroll(&self, args: &Value) -> Result<BrowserAction, Refusal> {
+        if args.get("ref").is_some() {
+            let (_, target) = self.resolve(args)?;
+            let script = format!(
+                "(el) => {{ el.scrollIntoView({{ block: 'center', behavior: 'instant' }}); return ({})(); }}",
+                MEASURE_JS
+            );
+            let reference = target.reference.clone().unwrap_or_default();
+            return Ok(self.action(
+                "browser_evaluate",
+                target.clone(),
+                json!({ "target": reference, "element": describe(&target), "function": script }),
+                true,
+            ));
+        }
+        let amount = args
+            .get("amount")
+            .and_then(Value::as_i64)
+            .unwrap_or(DEFAULT_SCROLL_PX);
+        let how = match args.get("direction").and_then(Value::as_str) {
+            Some("down") => format!("scrollBy({{ top: {amount}, behavior: 'instant' }})"),
+            Some("up") => format!("scrollBy({{ top: -{amount}, behavior: 'instant' }})"),
+            Some("top") => "scrollTo({ top: 0, behavior: 'instant' })".to_owned(),
+            Some("bottom") => {
+                "scrollTo({ top: document.documentElement.scrollHeight, behavior: 'instant' })"
+                    .to_owned()
+            }
+            _ => {
+                return Err(Refusal::new(
+                    "invalid_params",
+                    "browser_scroll needs either ref or direction (up, down, top, bottom).",
+                ));
+            }
+        };
+        Ok(BrowserAction {
+            mcp_tool: Some("browser_evaluate".into()),
+            mcp_args: json!({ "function": format!("() => {{ {how}; return ({MEASURE_JS})(); }}") }),
+            target: None,
+            navigate_to: None,
+            read_only: true,
+        })
+    }
+
+    fn render(&self, view: &View) -> String {
+        serde_json::to_string(view).unwrap_or_default()
+    }
+}
+
+impl ToolProfile for CompactProfile {
+    fn name(&self) -> &'static str {
+        "compact"
+    }
+
+    fn tools(&self) -> Vec<ToolSpec> {
+        tools::specs()
+    }
+
+    fn look<'a>(&'a mut self, browser: &'a Browser, after: Option<&'a ToolOutput>) -> Look<'a> {
+        Box::pin(async move {
+            let mut measured = geometry::measured(after.and_then(|o| o.result.as_deref()));
+            if measured.is_none() && !self.viewport.known() {
+                let output = browser
+                    .call("browser_evaluate", json!({ "function": MEASURE_JS }))
+                    .await?;
+                measured = geometry::measured(output.result.as_deref());
+            }
+            let output = browser
+                .call("browser_snapshot", json!({ "boxes": true }))
+                .await?;
+            let snapshot = parse_snapshot(&output.text, Some(browser.output_dir()))?;
+            self.boxes = geometry::boxes(&snapshot.content);
+            self.latest_viewport = self.viewport.update(&snapshot, &self.boxes, measured);
+            if self.vision {
+                self.shots += 1;
+                let path = PathBuf::from(format!("compact-view-{}.png", self.shots));
+                self.screenshot = match browser.screenshot(&path).await {
+                    Ok(path) => Some(path),
+                    Err(e) => {
+                        tracing::warn!("no screenshot for the model: {e}");
+                        None
+                    }
+                };
+            }
+            Ok::<_, BrowserError>(snapshot)
+        })
+    }
+
+    fn observe(&mut self, snapshot: &Snapshot) -> String {
+        if self.boxes.is_empty() && snapshot.content.contains("[box=") {
+            self.boxes = geometry::boxes(&snapshot.content);
+        }
+        let pointer = geometry::pointer_refs(&snapshot.content);
+        let layout = Layout {
+            boxes: Some(&self.boxes),
+            viewport: self.latest_viewport,
+            pointer: &pointer,
+            viewport_only: !self.wide.replace(false),
+        };
+        let id = uuid::Uuid::new_v4().to_string();
+        let (mut view, targets) = view::build(snapshot, &layout, id);
+        view.screenshot = self
+            .screenshot
+            .as_ref()
+            .map(|p| p.display().to_string());
+        self.targets = targets;
+        self.render(&view)
+    }
+
+    fn translate(
+        &self,
+        tool: &str,
+        args: &Value,
+        snapshot: &Snapshot,
+    ) -> Result<BrowserAction, Refusal> {
+        let reference = args.get("ref").and_then(Value::as_str).unwrap_or_default();
+        match tool {
+            GET_SNAPSHOT => {
+                let wide = args.get("viewport_only").and_then(Value::as_bool) == Some(false);
+                self.wide.set(wide);
+                Ok(BrowserAction {
+                    mcp_tool: None,
+                    mcp_args: Value::Null,
+                    target: None,
+                    navigate_to: None,
+                    read_only: true,
+                })
+            }
+            CLICK => {
+                let (_, target) = self.resolve(args)?;
+                if let Some(refusal) = self.blocked(reference, &target, snapshot) {
+                    return Err(refusal);
+                }
+                let pw = target.reference.clone().unwrap_or_default();
+                let args = json!({ "target": pw, "element": describe(&target) });
+                Ok(self.action("browser_click", target, args, false))
+            }
+            FILL => {
+                let (_, target) = self.resolve(args)?;
+                if !FILLABLE.contains(&target.role.as_str()) {
+                    return Err(Refusal::new(
+                        "action_failed",
+                        format!(
+                            "{reference} is a {}; browser_fill needs a textbox.",
+                            target.role
+                        ),
+                    ));
+                }
+                if let Some(refusal) = self.blocked(reference, &target, snapshot) {
+                    return Err(refusal);
+                }
+                let value = args.get("value").and_then(Value::as_str).unwrap_or_default();
+                let keep = args.get("clear_first").and_then(Value::as_bool) == Some(false);
+                // Playwright's fill always replaces; appending is filling
+                // with the old text in front.
+                let text = match (&target.value, keep) {
+                    (Some(old), true) => format!("{old}{value}"),
+                    _ => value.to_owned(),
+                };
+                let pw = target.reference.clone().unwrap_or_default();
+                let args = json!({ "target": pw, "element": describe(&target), "text": text });
+                Ok(self.action("browser_type", target, args, false))
+            }
+            SELECT => {
+                let (_, target) = self.resolve(args)?;
+                if !SELECTABLE.contains(&target.role.as_str()) {
+                    return Err(Refusal::new(
+                        "action_failed",
+                        format!(
+                            "{reference} is a {}; browser_select needs a dropdown.",
+                            target.role
+                        ),
+                    ));
+                }
+                if let Some(refusal) = self.blocked(reference, &target, snapshot) {
+                    return Err(refusal);
+                }
+                let wanted = args.get("value").and_then(Value::as_str).unwrap_or_default();
+                let value = option_named(snapshot, &target, wanted).unwrap_or(wanted.to_owned());
+                let pw = target.reference.clone().unwrap_or_default();
+                let args = json!({ "target": pw, "element": describe(&target), "values": [value] });
+                Ok(self.action("browser_select_option", target, args, false))
+            }
+            SCROLL => self.scroll(args),
+            other => Err(Refusal::new(
+                "invalid_params",
+                format!(
+                    "Unknown tool {other}. The tools are: {}, complete_task, request_human_approval.",
+                    tools::specs()
+                        .iter()
+                        .map(|s| s.name.as_str())
+                        .collect::<Vec<_>>()
+                        .join(", ")
+                ),
+            )),
+        }
+    }
+
+    fn report(&self, outcome: &Outcome<'_>, page: &str) -> String {
+        let (code, message) = match outcome {
+            Outcome::Done(_) => return response(None, None, page),
+            Outcome::Failed(error) => errors::classify(error),
+            Outcome::Refused(refusal) => (refusal.code, refusal.message.clone()),
+        };
+        response(Some(code), Some(&message), page)
+    }
+
+    /// Seed 002 T7's `{acknowledged, message}`.
+    fn unverified(&self, message: &str, page: &str) -> String {
+        let mut text = json!({ "acknowledged": false, "message": message }).to_string();
+        text.pop();
+        format!("{text},\"snapshot\":{page}}}")
+    }
+
+    fn superseded(&self, content: &str) -> Option<String> {
+        shrink_snapshot(content)
+    }
+
+    fn offline_call(
+        &self,
+        action: HintAction,
+        element: &Element,
+        value: Option<&str>,
+    ) -> (String, Value) {
+        let n = self
+            .targets
+            .iter()
+            .position(|t| t.reference.is_some() && t.reference == element.reference);
+        // An element the view left out has no @e ref; a ref past the end
+        // makes the host answer ref_invalid rather than act on another one.
+        let reference = format!("@e{}", n.unwrap_or(self.targets.len()));
+        let value = value.unwrap_or_default();
+        match action {
+            HintAction::Click => (CLICK.into(), json!({ "ref": reference })),
+            HintAction::Select => (SELECT.into(), json!({ "ref": reference, "value": value })),
+            HintAction::Fill => (FILL.into(), json!({ "ref": reference, "value": value })),
+        }
+    }
+}
+
+/// Seed 002 §1.1.2's `{success, snapshot, error}`, plus a message on errors
+/// (seed 002 §1.6.3 shows one for `human_rejected`; the others gain a hint).
+fn response(code: Option<&str>, message: Option<&str>, page: &str) -> String {
+    let head = json!({
+        "success": code.is_none(),
+        "error": code,
+    });
+    let mut text = head.to_string();
+    text.pop();
+    if let Some(message) = message {
+        text.push_str(&format!(",\"message\":{}", Value::from(message)));
+    }
+    format!("{text},\"snapshot\":{page}}}")
+}
+
+/// The exact option text for `wanted` (matched case-insensitively), since
+/// Playwright matches values and labels exactly and retries for five seconds
+/// when nothing matches.
+fn option_named(snapshot: &Snapshot, target: &Element, wanted: &str) -> Option<String> {
+    let at = snapshot
+        .elements
+        .iter()
+        .position(|e| e.reference == target.reference)?;
+    let depth = snapshot.elements[at].depth;
+    snapshot.elements[at + 1..]
+        .iter()
+        .take_while(|e| e.depth > depth)
+        .filter(|e| e.role == "option")
+        .find(|e| e.name.trim().eq_ignore_ascii_case(wanted.trim()))
+        .map(|e| e.name.clone())
+}
+
+/// Replaces every snapshot object in `content` by its id, page and a note;
+/// `None` when there is none.
+pub fn shrink_snapshot(content: &str) -> Option<String> {
+    const START: &str = "{\"snapshot_id\":";
+    let at = content.find(START)?;
+    let mut stream =
+        serde_json::Deserializer::from_str(&content[at..]).into_iter::<serde_json::Value>();
+    let value = stream.next()?.ok()?;
+    let end = at + stream.byte_offset();
+    if value.get("elements").is_none() {
+        return None;
+    }
+    let stub = json!({
+        "snapshot_id": value.get("snapshot_id"),
+        "page": value.get("page"),
+        "elements": SUPERSEDED,
+    });
+    Some(format!("{}{}{}", &content[..at], stub, &content[end..]))
+}
+
+#[cfg(test)]
+#[path = "compact/tests.rs"]
+mod tests;

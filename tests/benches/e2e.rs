@@ -1,0 +1,92 @@
+//! The scripted end-to-end cancellation, timed: wall time with its
+//! breakdown (process start to first turn, model, browser, human, host),
+//! and the per-turn host overhead: everything except waiting for the model,
+//! the browser's own work and the human. Medians over RUNS runs.
+//!
+//! Run: `cargo bench -p subterminator-tests --bench e2e`
+
+use std::time::{Duration, Instant};
+
+use subterminator::demo::{PracticeSite, SiteOptions};
+use subterminator_tests::e2e;
+use subterminator_tests::model_server::ModelServer;
+use subterminator_tests::scripted::canceller;
+
+const RUNS: usize = 5;
+
+fn median(mut v: Vec<u64>) -> u64 {
+    v.sort_unstable();
+    v.get(v.len() / 2).copied().unwrap_or_default()
+}
+
+#[derive(Default)]
+struct Totals {
+    wall: Vec<u64>,
+    turns_total: Vec<u64>,
+    model: Vec<u64>,
+    browser: Vec<u64>,
+    human: Vec<u64>,
+    host_per_turn: Vec<u64>,
+    turns: Vec<u64>,
+}
+
+#[tokio::main]
+async fn main() -> anyhow::Result<()> {
+    let mut totals = Totals::default();
+    for _ in 0..RUNS {
+        let site = PracticeSite::serve(SiteOptions::default()).await?;
+        let model = ModelServer::start(canceller).await?;
+        let home = tempfile::tempdir()?;
+        let mut command = e2e::command(home.path());
+        command
+            .args(["cancel", "netflix", "--start-url", &site.url(), "--tools", "full", "--headless", "--isolated"])
+            .args(["--model", "claude-opus-4-6"])
+            .env("ANTHROPIC_API_KEY", "sk-bench")
+            .env("ANTHROPIC_BASE_URL", model.anthropic_base_url());
+        let started = Instant::now();
+        let out = e2e::run(command, "y\n").await?;
+        let wall = started.elapsed();
+        anyhow::ensure!(out.status.success(), "run failed: {}", e2e::text(&out));
+        let dir = e2e::run_dirs(home.path()).pop().ok_or_else(|| anyhow::anyhow!("no run folder"))?;
+        let transcript = std::fs::read_to_string(dir.join("transcript.jsonl"))?;
+        let (mut model_us, mut browser_us, mut human_us, mut total_us, mut turns) = (0, 0, 0, 0, 0);
+        for line in transcript.lines() {
+            let v: serde_json::Value = serde_json::from_str(line)?;
+            let e = &v["event"];
+            if e["type"] == "turn_timing" {
+                let n = |k: &str| e[k].as_u64().unwrap_or_default();
+                model_us += n("model_us");
+                browser_us += n("browser_us");
+                human_us += n("human_us");
+                total_us += n("total_us");
+                totals.host_per_turn.push(n("host_us"));
+                turns += 1;
+            }
+        }
+        totals.wall.push(u64::try_from(wall.as_micros())?);
+        totals.turns_total.push(total_us);
+        totals.model.push(model_us);
+        totals.browser.push(browser_us);
+        totals.human.push(human_us);
+        totals.turns.push(turns);
+    }
+    let ms = |us: u64| Duration::from_micros(us).as_secs_f64() * 1000.0;
+    let wall = median(totals.wall);
+    let in_turns = median(totals.turns_total);
+    println!("e2e bench: scripted cancellation on the practice site, netflix plugin, --tools full, {RUNS} runs (medians)");
+    println!("turns per run:                       {}", median(totals.turns));
+    println!("wall time, process start to exit:    {:.0} ms", ms(wall));
+    println!("  before the first turn (start, browser launch, first page): {:.0} ms", ms(wall.saturating_sub(in_turns)));
+    println!("  in turns:                          {:.0} ms", ms(in_turns));
+    println!("    model (local scripted server):   {:.1} ms", ms(median(totals.model)));
+    println!("    browser (Playwright MCP actions, snapshots, screenshots): {:.0} ms", ms(median(totals.browser)));
+    println!("    human (piped `y`):               {:.1} ms", ms(median(totals.human)));
+    let host = totals.host_per_turn.clone();
+    println!(
+        "per-turn host overhead: median {:.2} ms, max {:.2} ms over {} turns",
+        ms(median(host.clone())),
+        ms(host.iter().copied().max().unwrap_or_default()),
+        host.len()
+    );
+    Ok(())
+}

@@ -1,0 +1,227 @@
+//! The compact tool profile (seed 002) against the real Playwright MCP and
+//! Chromium: every error code on real pages, scrolling, and the scripted
+//! cancellation end to end in both profiles.
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
+
+use std::path::PathBuf;
+
+use serde_json::{Value, json};
+use subterminator::agent::profile::{Outcome, ToolProfile};
+use subterminator::agent::CompactProfile;
+use subterminator::browser::{Browser, BrowserOptions, Profile};
+use subterminator::demo::{FINISH_REQUEST, PracticeSite, SiteOptions};
+use subterminator::page::Snapshot;
+use subterminator_tests::compact_script::{compact_canceller, find, snapshot_in};
+use subterminator_tests::e2e;
+use subterminator_tests::model_server::ModelServer;
+use subterminator_tests::scripted::canceller;
+use subterminator_tests::site::{Site, site_dir};
+
+const KEY: &str = "sk-ant-e2e-compact";
+
+/// What the agent does with one call, without the agent: translate,
+/// refuse or run, look again, report.
+struct Harness {
+    browser: Browser,
+    profile: CompactProfile,
+    snapshot: Snapshot,
+    page: Value,
+}
+
+impl Harness {
+    async fn open(url: &str, run: &std::path::Path) -> Harness {
+        let options = BrowserOptions {
+            headless: true,
+            executable_path: Some(PathBuf::from("/usr/bin/chromium")),
+            ..BrowserOptions::new(Profile::Isolated, run.join("browser"))
+        };
+        let browser = Browser::start(options).await.unwrap();
+        browser.navigate(url).await.unwrap();
+        let mut profile = CompactProfile::new(false);
+        let snapshot = profile.look(&browser, None).await.unwrap();
+        let page = serde_json::from_str(&profile.observe(&snapshot)).unwrap();
+        Harness {
+            browser,
+            profile,
+            snapshot,
+            page,
+        }
+    }
+
+    async fn call(&mut self, tool: &str, args: Value) -> Value {
+        let text = match self.profile.translate(tool, &args, &self.snapshot) {
+            Err(refusal) => {
+                let page = self.profile.observe(&self.snapshot);
+                self.profile.report(&Outcome::Refused(&refusal), &page)
+            }
+            Ok(action) => {
+                let ran = match &action.mcp_tool {
+                    Some(t) => Some(self.browser.call(t, action.mcp_args.clone()).await),
+                    None => None,
+                };
+                let output = ran.as_ref().and_then(|r| r.as_ref().ok());
+                self.snapshot = self.profile.look(&self.browser, output).await.unwrap();
+                let page = self.profile.observe(&self.snapshot);
+                let done = subterminator::browser::ToolOutput::default();
+                let outcome = match &ran {
+                    Some(Err(e)) => Outcome::Failed(e),
+                    Some(Ok(o)) => Outcome::Done(o),
+                    None => Outcome::Done(&done),
+                };
+                self.profile.report(&outcome, &page)
+            }
+        };
+        let result: Value = serde_json::from_str(&text).unwrap();
+        assert!(result["snapshot"]["snapshot_id"].is_string(), "{text}");
+        self.page = result["snapshot"].clone();
+        result
+    }
+
+    fn find(&self, role: &str, name: &str) -> String {
+        find(&self.page, role, name).unwrap_or_else(|| panic!("no {role} {name:?} in {}", self.page))
+    }
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn every_error_code_on_a_real_page() {
+    let site = Site::serve(&site_dir("compact")).await.unwrap();
+    let run = tempfile::tempdir().unwrap();
+    let mut h = Harness::open(&site.url("/errors.html"), run.path()).await;
+    let first_id = h.page["snapshot_id"].clone();
+    assert_eq!(h.page["viewport"]["width"], 1280, "{}", h.page);
+    assert!(h.page["offscreen"].as_u64().unwrap() >= 2, "{}", h.page);
+
+    let locked = h.find("button", "Locked");
+    let covered = h.find("button", "Covered");
+    let reason = h.find("combobox", "Reason");
+    let jumpy = h.find("button", "Jumpy");
+    let cases: Vec<(&str, Value, &str)> = vec![
+        ("browser_click", json!({"ref": "@e99"}), "ref_invalid"),
+        ("browser_click", json!({"ref": locked}), "element_disabled"),
+        ("browser_click", json!({"ref": covered}), "element_obscured"),
+        ("browser_fill", json!({"ref": h.find("button", "Locked")}), "action_failed"),
+        ("browser_scroll", json!({}), "invalid_params"),
+        ("browser_select", json!({"ref": reason, "value": "Gamma"}), "action_failed"),
+        ("browser_click", json!({"ref": jumpy}), "timeout"),
+    ];
+    for (tool, args, want) in cases {
+        let result = h.call(tool, args.clone()).await;
+        assert_eq!(result["success"], false, "{tool} {args}: {result}");
+        assert_eq!(result["error"], want, "{tool} {args}: {result}");
+        assert!(result["message"].is_string(), "{result}");
+    }
+    assert_ne!(h.page["snapshot_id"], first_id);
+
+    // Off-canvas: listed only when asked for off-screen elements, and
+    // Playwright cannot bring it into view.
+    let wide = h.call("get_snapshot", json!({"viewport_only": false})).await;
+    assert_eq!(wide["success"], true);
+    let off = h.find("button", "Off canvas");
+    let result = h.call("browser_click", json!({"ref": off})).await;
+    assert_eq!(result["error"], "element_not_visible", "{result}");
+
+    // The successes: fill, select, and a click once the dialog is gone.
+    // Refs of earlier snapshots are stale now; look them up again.
+    let result = h.call("browser_fill", json!({"ref": h.find("textbox", "Name"), "value": "new", "clear_first": false})).await;
+    assert_eq!(result["success"], true, "{result}");
+    let name = h.find("textbox", "Name");
+    assert_eq!(h.page["elements"].as_array().unwrap().iter().find(|e| e["ref"] == name.as_str()).unwrap()["value"], "oldnew");
+    let result = h.call("browser_select", json!({"ref": h.find("combobox", "Reason"), "value": "beta"})).await;
+    assert_eq!(result["success"], true, "{result}");
+    let accept = h.find("button", "Accept cookies");
+    assert_eq!(h.call("browser_click", json!({"ref": accept})).await["success"], true);
+    let result = h.call("browser_click", json!({"ref": h.find("button", "Covered")})).await;
+    assert_eq!(result["success"], true, "{result}");
+    assert_eq!(result["snapshot"]["page"]["title"], "covered clicked");
+    h.browser.shutdown().await.unwrap();
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn scrolling_moves_the_viewport_and_the_refs() {
+    let site = Site::serve(&site_dir("compact")).await.unwrap();
+    let run = tempfile::tempdir().unwrap();
+    let mut h = Harness::open(&site.url("/errors.html"), run.path()).await;
+    assert!(find(&h.page, "button", "At the bottom").is_none());
+    let result = h.call("browser_scroll", json!({"direction": "down", "amount": 400})).await;
+    assert_eq!(result["success"], true, "{result}");
+    assert_eq!(h.page["viewport"]["scroll_y"], 400, "{}", h.page);
+    let result = h.call("browser_scroll", json!({"direction": "bottom"})).await;
+    let bottom = h.find("button", "At the bottom");
+    assert!(result["snapshot"]["viewport"]["scroll_y"].as_i64().unwrap() > 2000);
+    // Scroll offsets survive a click on the same page without measuring.
+    let scrolled = h.page["viewport"]["scroll_y"].clone();
+    let result = h.call("browser_click", json!({"ref": bottom})).await;
+    assert_eq!(result["snapshot"]["page"]["title"], "bottom clicked", "{result}");
+    assert_eq!(result["snapshot"]["viewport"]["scroll_y"], scrolled);
+    let top = h.call("browser_scroll", json!({"direction": "top"})).await;
+    assert_eq!(top["snapshot"]["viewport"]["scroll_y"], 0);
+    let result = h.call("browser_scroll", json!({"ref": h.find("button", "Locked")})).await;
+    assert_eq!(result["success"], true, "{result}");
+    h.browser.shutdown().await.unwrap();
+}
+
+fn cancel(home: &std::path::Path, site: &str, model: &ModelServer, tools: &str) -> tokio::process::Command {
+    let mut command = e2e::command(home);
+    command
+        .args(["cancel", "netflix", "--start-url", site, "--tools", tools, "--headless", "--isolated"])
+        .args(["--model", "claude-opus-4-6"])
+        .env("ANTHROPIC_API_KEY", KEY)
+        .env("ANTHROPIC_BASE_URL", model.anthropic_base_url());
+    command
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn the_scripted_cancellation_passes_in_both_profiles() {
+    for tools in ["compact", "full"] {
+        let site = PracticeSite::serve(SiteOptions::default()).await.unwrap();
+        let model = if tools == "compact" {
+            ModelServer::start(compact_canceller).await.unwrap()
+        } else {
+            ModelServer::start(canceller).await.unwrap()
+        };
+        let home = tempfile::tempdir().unwrap();
+        // Feedback at the first checkpoint, then yes.
+        let out = e2e::run(cancel(home.path(), &site.url(), &model, tools), "not yet, look again\ny\n")
+            .await
+            .unwrap();
+        let said = e2e::text(&out);
+        assert_eq!(out.status.code(), Some(0), "{tools}: {said}");
+        assert!(site.requests().iter().any(|r| r == FINISH_REQUEST), "{tools}");
+        let requests = model.requests();
+        let tool_names = requests[0].tool_names();
+        if tools == "compact" {
+            assert_eq!(
+                tool_names,
+                [
+                    "get_snapshot",
+                    "browser_click",
+                    "browser_fill",
+                    "browser_select",
+                    "browser_scroll",
+                    "complete_task",
+                    "request_human_approval"
+                ]
+            );
+            let rejected = requests
+                .iter()
+                .filter_map(|r| r.latest_tool_result())
+                .find(|t| t.contains("human_rejected"))
+                .expect("the model heard the feedback");
+            let v: Value = serde_json::from_str(&rejected).unwrap();
+            assert_eq!(v["success"], false);
+            assert_eq!(v["error"], "human_rejected");
+            assert_eq!(v["message"], "User feedback: not yet, look again");
+            assert!(snapshot_in(&rejected).is_some());
+            for r in &requests {
+                let body = r.body.to_string();
+                assert!(!body.contains("```yaml"), "raw YAML sent in compact");
+                // Only the latest snapshot is sent whole.
+                assert!(body.matches("\\\"elements\\\":[").count() <= 1, "{body}");
+            }
+        } else {
+            assert!(tool_names.iter().any(|t| t == "browser_select_option"), "{tool_names:?}");
+        }
+        let result = e2e::last_result(home.path()).unwrap();
+        assert_eq!(result["verified"], true, "{tools}: {said}");
+    }
+}
