@@ -30,7 +30,10 @@ fn run() -> Result<(), String> {
         .join("wasm-plugins");
     let wasm = subterminator_sdk::build::build_components(
         &workspace,
-        &["subterminator-plugin-abuse", "subterminator-plugin-future-api"],
+        &[
+            "subterminator-plugin-abuse",
+            "subterminator-plugin-future-api",
+        ],
         &target_dir,
     )?;
     let vars = ["SUBTERMINATOR_ABUSE_WASM", "SUBTERMINATOR_FUTURE_API_WASM"];
@@ -48,13 +51,20 @@ fn need_browser_tools() -> Result<(), String> {
             .is_some_and(|path| std::env::split_paths(&path).any(|dir| dir.join(name).is_file()))
     };
     if !on_path("npx") {
-        return Err("the tests need Node.js 18+ with npx; run: apt-get install -y nodejs npm".into());
+        return Err(
+            "the tests need Node.js 18+ with npx; run: apt-get install -y nodejs npm".into(),
+        );
     }
     let explicit = std::env::var_os("SUBTERMINATOR_BROWSER").map(PathBuf::from);
     let found = explicit.as_ref().is_some_and(|p| p.is_file())
-        || ["chromium", "chromium-browser", "google-chrome", "google-chrome-stable"]
-            .iter()
-            .any(|name| on_path(name));
+        || [
+            "chromium",
+            "chromium-browser",
+            "google-chrome",
+            "google-chrome-stable",
+        ]
+        .iter()
+        .any(|name| on_path(name));
     if !found {
         return Err(
             "the tests need Chromium; run: apt-get install -y chromium (or set SUBTERMINATOR_BROWSER=/path/to/chrome)"

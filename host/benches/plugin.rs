@@ -62,6 +62,13 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
             .cloned()
             .or_else(|| Some(Element::default())),
     };
+    let empty = Snapshot::default();
+    let mut floor = Vec::with_capacity(CALL_RUNS);
+    for _ in 0..CALL_RUNS {
+        let started = Instant::now();
+        std::hint::black_box(plugin.verify(&empty)?);
+        floor.push(started.elapsed());
+    }
     let mut checkpoint = Vec::with_capacity(CALL_RUNS);
     let mut verify = Vec::with_capacity(CALL_RUNS);
     for _ in 0..CALL_RUNS {

@@ -503,7 +503,9 @@ fn request_chars(request: &Request) -> usize {
                 text.as_ref().map_or(0, String::len)
                     + tool_calls
                         .iter()
-                        .map(|c| c.name.len() + c.arguments.as_ref().map_or(0, |a| a.to_string().len()))
+                        .map(|c| {
+                            c.name.len() + c.arguments.as_ref().map_or(0, |a| a.to_string().len())
+                        })
                         .sum::<usize>()
             }
             Message::ToolResult { content, .. } => content.len(),

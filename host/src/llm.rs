@@ -165,3 +165,15 @@ pub fn connect(
         )?),
     })
 }
+
+/// The start of a provider's response body, for an error message.
+fn excerpt(body: &serde_json::Value) -> String {
+    let text = body.to_string();
+    match text.char_indices().nth(EXCERPT_CHARS) {
+        Some((cut, _)) => format!("{}…", &text[..cut]),
+        None => text,
+    }
+}
+
+/// How much of an unreadable response body an error quotes.
+const EXCERPT_CHARS: usize = 200;

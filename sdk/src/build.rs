@@ -42,7 +42,13 @@ pub fn build_components(
     let mut command = Command::new(&cargo);
     command
         .current_dir(workspace)
-        .args(["build", "--release", "--target", WASM_TARGET, "--target-dir"])
+        .args([
+            "build",
+            "--release",
+            "--target",
+            WASM_TARGET,
+            "--target-dir",
+        ])
         .arg(target_dir);
     for package in packages {
         command.args(["-p", package]);
@@ -55,10 +61,13 @@ pub fn build_components(
         .map_err(|e| format!("cannot run {cargo} to build the plugins: {e}"))?;
     if !output.status.success() {
         let stderr = String::from_utf8_lossy(&output.stderr);
-        if stderr.contains("may not be installed") || stderr.contains("can't find crate for `std`") {
+        if stderr.contains("may not be installed") || stderr.contains("can't find crate for `std`")
+        {
             return Err(missing_target_message());
         }
-        return Err(format!("building the plugins for {WASM_TARGET} failed:\n{stderr}"));
+        return Err(format!(
+            "building the plugins for {WASM_TARGET} failed:\n{stderr}"
+        ));
     }
     Ok(packages
         .iter()

@@ -127,7 +127,7 @@ macro_rules! register_service {
                 }
             }
 
-            $crate::guest::bindings::export!(Export with_types_in $crate::guest::bindings);
+    $crate::guest::bindings::export!(Export with_types_in $crate::guest::bindings);
         };
     };
 }

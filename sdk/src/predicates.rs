@@ -3,12 +3,30 @@
 
 use crate::types::{Element, Snapshot};
 
+/// Whether `haystack` contains `needle`, ignoring case. Predicates run on
+/// every action, over pages of tens of kilobytes: ASCII needles (nearly all)
+/// are matched without allocating.
+pub fn contains_ignore_case(haystack: &str, needle: &str) -> bool {
+    if needle.is_empty() {
+        return true;
+    }
+    if !needle.is_ascii() {
+        return haystack.to_lowercase().contains(&needle.to_lowercase());
+    }
+    let (hay, needle) = (haystack.as_bytes(), needle.as_bytes());
+    let first = needle[0].to_ascii_lowercase();
+    hay.len() >= needle.len()
+        && (0..=hay.len() - needle.len()).any(|at| {
+            hay[at].to_ascii_lowercase() == first
+                && hay[at..at + needle.len()].eq_ignore_ascii_case(needle)
+        })
+}
+
 /// Whether `haystack` contains any of `needles`, ignoring case.
 pub fn contains_any<S: AsRef<str>>(haystack: &str, needles: &[S]) -> bool {
-    let haystack = haystack.to_lowercase();
     needles
         .iter()
-        .any(|n| haystack.contains(&n.as_ref().to_lowercase()))
+        .any(|n| contains_ignore_case(haystack, n.as_ref()))
 }
 
 /// Whether the page's content contains any of `needles`, ignoring case.
@@ -85,6 +103,28 @@ mod tests {
         ];
         for (url, pattern, want) in cases {
             assert_eq!(url_matches(url, pattern), want, "{url} ~ {pattern}");
+        }
+    }
+
+    #[test]
+    fn contains_ignore_case_table() {
+        let cases = [
+            ("Finish Cancellation", "finish", true),
+            ("finish", "FINISH CANCELLATION", false),
+            ("Your membership ENDS on", "membership ends", true),
+            ("abc", "", true),
+            ("", "a", false),
+            ("naïve Kündigung", "kündigung", true),
+            ("KÜNDIGUNG", "kündigung", true),
+            ("ümlaut first", "first", true),
+            ("aaab", "aab", true),
+        ];
+        for (haystack, needle, want) in cases {
+            assert_eq!(
+                contains_ignore_case(haystack, needle),
+                want,
+                "{haystack:?} ~ {needle:?}"
+            );
         }
     }
 

@@ -28,6 +28,16 @@ struct Totals {
     human: Vec<u64>,
     host_per_turn: Vec<u64>,
     turns: Vec<u64>,
+    startup: Vec<u64>,
+    browser_start: Vec<u64>,
+    shutdown: Vec<u64>,
+}
+
+/// Microseconds since the epoch of an event's `time`.
+fn at(event: &serde_json::Value) -> Option<i64> {
+    chrono::DateTime::parse_from_rfc3339(event["time"].as_str()?)
+        .ok()
+        .map(|t| t.timestamp_micros())
 }
 
 #[tokio::main]
@@ -39,19 +49,46 @@ async fn main() -> anyhow::Result<()> {
         let home = tempfile::tempdir()?;
         let mut command = e2e::command(home.path());
         command
-            .args(["cancel", "netflix", "--start-url", &site.url(), "--tools", "full", "--headless", "--isolated"])
+            .args([
+                "cancel",
+                "netflix",
+                "--start-url",
+                &site.url(),
+                "--tools",
+                "full",
+                "--headless",
+                "--isolated",
+            ])
             .args(["--model", "claude-opus-4-6"])
             .env("ANTHROPIC_API_KEY", "sk-bench")
             .env("ANTHROPIC_BASE_URL", model.anthropic_base_url());
         let started = Instant::now();
+        let started_at = chrono::Utc::now().timestamp_micros();
         let out = e2e::run(command, "y\n").await?;
         let wall = started.elapsed();
+        let ended_at = chrono::Utc::now().timestamp_micros();
         anyhow::ensure!(out.status.success(), "run failed: {}", e2e::text(&out));
-        let dir = e2e::run_dirs(home.path()).pop().ok_or_else(|| anyhow::anyhow!("no run folder"))?;
+        let dir = e2e::run_dirs(home.path())
+            .pop()
+            .ok_or_else(|| anyhow::anyhow!("no run folder"))?;
         let transcript = std::fs::read_to_string(dir.join("transcript.jsonl"))?;
         let (mut model_us, mut browser_us, mut human_us, mut total_us, mut turns) = (0, 0, 0, 0, 0);
-        for line in transcript.lines() {
-            let v: serde_json::Value = serde_json::from_str(line)?;
+        let events: Vec<serde_json::Value> = transcript
+            .lines()
+            .map(serde_json::from_str)
+            .collect::<Result<_, _>>()?;
+        let run_started = events.first().and_then(at).unwrap_or(started_at);
+        let first_request = events
+            .iter()
+            .find(|v| v["event"]["type"] == "model_request")
+            .and_then(at)
+            .unwrap_or(run_started);
+        let finished = events.last().and_then(at).unwrap_or(ended_at);
+        let us = |d: i64| u64::try_from(d).unwrap_or_default();
+        totals.startup.push(us(run_started - started_at));
+        totals.browser_start.push(us(first_request - run_started));
+        totals.shutdown.push(us(ended_at - finished));
+        for v in &events {
             let e = &v["event"];
             if e["type"] == "turn_timing" {
                 let n = |k: &str| e[k].as_u64().unwrap_or_default();
@@ -73,14 +110,34 @@ async fn main() -> anyhow::Result<()> {
     let ms = |us: u64| Duration::from_micros(us).as_secs_f64() * 1000.0;
     let wall = median(totals.wall);
     let in_turns = median(totals.turns_total);
-    println!("e2e bench: scripted cancellation on the practice site, netflix plugin, --tools full, {RUNS} runs (medians)");
-    println!("turns per run:                       {}", median(totals.turns));
+    println!(
+        "e2e bench: scripted cancellation on the practice site, netflix plugin, --tools full, {RUNS} runs (medians)"
+    );
+    println!(
+        "turns per run:                       {}",
+        median(totals.turns)
+    );
     println!("wall time, process start to exit:    {:.0} ms", ms(wall));
-    println!("  before the first turn (start, browser launch, first page): {:.0} ms", ms(wall.saturating_sub(in_turns)));
-    println!("  in turns:                          {:.0} ms", ms(in_turns));
-    println!("    model (local scripted server):   {:.1} ms", ms(median(totals.model)));
-    println!("    browser (Playwright MCP actions, snapshots, screenshots): {:.0} ms", ms(median(totals.browser)));
-    println!("    human (piped `y`):               {:.1} ms", ms(median(totals.human)));
+    println!(
+        "  before the first turn (start, browser launch, first page): {:.0} ms",
+        ms(wall.saturating_sub(in_turns))
+    );
+    println!(
+        "  in turns:                          {:.0} ms",
+        ms(in_turns)
+    );
+    println!(
+        "    model (local scripted server):   {:.1} ms",
+        ms(median(totals.model))
+    );
+    println!(
+        "    browser (Playwright MCP actions, snapshots, screenshots): {:.0} ms",
+        ms(median(totals.browser))
+    );
+    println!(
+        "    human (piped `y`):               {:.1} ms",
+        ms(median(totals.human))
+    );
     let host = totals.host_per_turn.clone();
     println!(
         "per-turn host overhead: median {:.2} ms, max {:.2} ms over {} turns",

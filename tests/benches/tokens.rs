@@ -54,7 +54,14 @@ async fn cancellation(tools: &str) -> Run {
     let home = tempfile::tempdir().unwrap();
     let mut command = e2e::command(home.path());
     command
-        .args(["cancel", "netflix", "--start-url", &site.url(), "--tools", tools])
+        .args([
+            "cancel",
+            "netflix",
+            "--start-url",
+            &site.url(),
+            "--tools",
+            tools,
+        ])
         .args(["--headless", "--isolated", "--model", "claude-opus-4-6"])
         .env("ANTHROPIC_API_KEY", "sk-ant-bench")
         .env("ANTHROPIC_BASE_URL", model.anthropic_base_url());
@@ -67,7 +74,9 @@ async fn cancellation(tools: &str) -> Run {
     for r in &requests {
         let latest = r.latest_input().unwrap_or_default();
         let (title, page) = if tools == "compact" {
-            let Some(s) = snapshot_in(&latest) else { continue };
+            let Some(s) = snapshot_in(&latest) else {
+                continue;
+            };
             let title = s["page"]["title"].as_str().unwrap_or_default().to_owned();
             (title, s.to_string())
         } else {
@@ -88,10 +97,16 @@ async fn cancellation(tools: &str) -> Run {
 }
 
 /// The compact view and the raw tree of `url`, in tokens.
-async fn page_tokens(browser: &Browser, url: &str) -> Result<(String, usize, usize, usize), String> {
+async fn page_tokens(
+    browser: &Browser,
+    url: &str,
+) -> Result<(String, usize, usize, usize), String> {
     browser.navigate(url).await.map_err(|e| e.to_string())?;
     let mut profile = CompactProfile::new(false);
-    let snapshot = profile.look(browser, None).await.map_err(|e| e.to_string())?;
+    let snapshot = profile
+        .look(browser, None)
+        .await
+        .map_err(|e| e.to_string())?;
     let view = profile.observe(&snapshot);
     let raw = browser.snapshot().await.map_err(|e| e.to_string())?;
     Ok((
@@ -126,7 +141,12 @@ async fn main() {
     println!("turn  compact     full");
     for i in 0..compact.per_turn.len().max(full.per_turn.len()) {
         let cell = |v: &Vec<usize>| v.get(i).map_or("-".to_owned(), ToString::to_string);
-        println!("{:>4}  {:>7}  {:>7}", i + 1, cell(&compact.per_turn), cell(&full.per_turn));
+        println!(
+            "{:>4}  {:>7}  {:>7}",
+            i + 1,
+            cell(&compact.per_turn),
+            cell(&full.per_turn)
+        );
     }
     let total = |r: &Run| r.per_turn.iter().sum::<usize>();
     println!(

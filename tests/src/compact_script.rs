@@ -33,14 +33,20 @@ pub fn compact_canceller(request: &RecordedRequest) -> Reply {
     };
     let heading = |text: &str| {
         page["elements"].as_array().is_some_and(|all| {
-            all.iter()
-                .any(|e| e["role"] == "heading" && e["name"].as_str().is_some_and(|n| n.contains(text)))
+            all.iter().any(|e| {
+                e["role"] == "heading" && e["name"].as_str().is_some_and(|n| n.contains(text))
+            })
         })
     };
     if heading("has been cancelled") {
-        return Reply::tool("complete_task", json!({"status": "success", "reason": "The page says it is cancelled."}));
+        return Reply::tool(
+            "complete_task",
+            json!({"status": "success", "reason": "The page says it is cancelled."}),
+        );
     }
-    let click = |name: &str| find(&page, "button", name).map(|r| Reply::tool("browser_click", json!({"ref": r})));
+    let click = |name: &str| {
+        find(&page, "button", name).map(|r| Reply::tool("browser_click", json!({"ref": r})))
+    };
     if let Some(reply) = click("Finish Cancellation") {
         return reply;
     }

@@ -4,5 +4,5 @@
 pub mod compact_script;
 pub mod e2e;
 pub mod model_server;
-pub mod site;
 pub mod scripted;
+pub mod site;

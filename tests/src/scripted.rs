@@ -9,15 +9,20 @@ use crate::model_server::{RecordedRequest, Reply};
 /// The ref of `role "name"` in a Playwright YAML page (`--tools full`).
 pub fn find_ref(page: &str, role: &str, name: &str) -> Option<String> {
     let needle = format!("- {role} \"{name}\"");
-    page.lines().find(|l| l.trim_start().starts_with(&needle)).and_then(|line| {
-        let at = line.find("[ref=")? + 5;
-        Some(line[at..].split(']').next()?.to_owned())
-    })
+    page.lines()
+        .find(|l| l.trim_start().starts_with(&needle))
+        .and_then(|line| {
+            let at = line.find("[ref=")? + 5;
+            Some(line[at..].split(']').next()?.to_owned())
+        })
 }
 
 fn click(page: &str, name: &str) -> Option<Reply> {
     let target = find_ref(page, "button", name)?;
-    Some(Reply::tool("browser_click", json!({"element": name, "target": target})))
+    Some(Reply::tool(
+        "browser_click",
+        json!({"element": name, "target": target}),
+    ))
 }
 
 /// Cancels the membership on the practice site with Playwright MCP's own
@@ -25,7 +30,10 @@ fn click(page: &str, name: &str) -> Option<Reply> {
 pub fn canceller(request: &RecordedRequest) -> Reply {
     let page = request.latest_input().unwrap_or_default();
     if page.contains("has been cancelled") {
-        return Reply::tool("complete_task", json!({"status": "success", "reason": "The page says it is cancelled."}));
+        return Reply::tool(
+            "complete_task",
+            json!({"status": "success", "reason": "The page says it is cancelled."}),
+        );
     }
     if let Some(reply) = click(&page, "Finish Cancellation") {
         return reply;

@@ -6,8 +6,8 @@
 use std::path::PathBuf;
 
 use serde_json::{Value, json};
-use subterminator::agent::profile::{Outcome, ToolProfile};
 use subterminator::agent::CompactProfile;
+use subterminator::agent::profile::{Outcome, ToolProfile};
 use subterminator::browser::{Browser, BrowserOptions, Profile};
 use subterminator::demo::{FINISH_REQUEST, PracticeSite, SiteOptions};
 use subterminator::page::Snapshot;
@@ -78,7 +78,8 @@ impl Harness {
     }
 
     fn find(&self, role: &str, name: &str) -> String {
-        find(&self.page, role, name).unwrap_or_else(|| panic!("no {role} {name:?} in {}", self.page))
+        find(&self.page, role, name)
+            .unwrap_or_else(|| panic!("no {role} {name:?} in {}", self.page))
     }
 }
 
@@ -99,9 +100,17 @@ async fn every_error_code_on_a_real_page() {
         ("browser_click", json!({"ref": "@e99"}), "ref_invalid"),
         ("browser_click", json!({"ref": locked}), "element_disabled"),
         ("browser_click", json!({"ref": covered}), "element_obscured"),
-        ("browser_fill", json!({"ref": h.find("button", "Locked")}), "action_failed"),
+        (
+            "browser_fill",
+            json!({"ref": h.find("button", "Locked")}),
+            "action_failed",
+        ),
         ("browser_scroll", json!({}), "invalid_params"),
-        ("browser_select", json!({"ref": reason, "value": "Gamma"}), "action_failed"),
+        (
+            "browser_select",
+            json!({"ref": reason, "value": "Gamma"}),
+            "action_failed",
+        ),
         ("browser_click", json!({"ref": jumpy}), "timeout"),
     ];
     for (tool, args, want) in cases {
@@ -114,7 +123,9 @@ async fn every_error_code_on_a_real_page() {
 
     // Off-canvas: listed only when asked for off-screen elements, and
     // Playwright cannot bring it into view.
-    let wide = h.call("get_snapshot", json!({"viewport_only": false})).await;
+    let wide = h
+        .call("get_snapshot", json!({"viewport_only": false}))
+        .await;
     assert_eq!(wide["success"], true);
     let off = h.find("button", "Off canvas");
     let result = h.call("browser_click", json!({"ref": off})).await;
@@ -122,15 +133,38 @@ async fn every_error_code_on_a_real_page() {
 
     // The successes: fill, select, and a click once the dialog is gone.
     // Refs of earlier snapshots are stale now; look them up again.
-    let result = h.call("browser_fill", json!({"ref": h.find("textbox", "Name"), "value": "new", "clear_first": false})).await;
+    let result = h
+        .call(
+            "browser_fill",
+            json!({"ref": h.find("textbox", "Name"), "value": "new", "clear_first": false}),
+        )
+        .await;
     assert_eq!(result["success"], true, "{result}");
     let name = h.find("textbox", "Name");
-    assert_eq!(h.page["elements"].as_array().unwrap().iter().find(|e| e["ref"] == name.as_str()).unwrap()["value"], "oldnew");
-    let result = h.call("browser_select", json!({"ref": h.find("combobox", "Reason"), "value": "beta"})).await;
+    assert_eq!(
+        h.page["elements"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|e| e["ref"] == name.as_str())
+            .unwrap()["value"],
+        "oldnew"
+    );
+    let result = h
+        .call(
+            "browser_select",
+            json!({"ref": h.find("combobox", "Reason"), "value": "beta"}),
+        )
+        .await;
     assert_eq!(result["success"], true, "{result}");
     let accept = h.find("button", "Accept cookies");
-    assert_eq!(h.call("browser_click", json!({"ref": accept})).await["success"], true);
-    let result = h.call("browser_click", json!({"ref": h.find("button", "Covered")})).await;
+    assert_eq!(
+        h.call("browser_click", json!({"ref": accept})).await["success"],
+        true
+    );
+    let result = h
+        .call("browser_click", json!({"ref": h.find("button", "Covered")}))
+        .await;
     assert_eq!(result["success"], true, "{result}");
     assert_eq!(result["snapshot"]["page"]["title"], "covered clicked");
     h.browser.shutdown().await.unwrap();
@@ -142,28 +176,54 @@ async fn scrolling_moves_the_viewport_and_the_refs() {
     let run = tempfile::tempdir().unwrap();
     let mut h = Harness::open(&site.url("/errors.html"), run.path()).await;
     assert!(find(&h.page, "button", "At the bottom").is_none());
-    let result = h.call("browser_scroll", json!({"direction": "down", "amount": 400})).await;
+    let result = h
+        .call(
+            "browser_scroll",
+            json!({"direction": "down", "amount": 400}),
+        )
+        .await;
     assert_eq!(result["success"], true, "{result}");
     assert_eq!(h.page["viewport"]["scroll_y"], 400, "{}", h.page);
-    let result = h.call("browser_scroll", json!({"direction": "bottom"})).await;
+    let result = h
+        .call("browser_scroll", json!({"direction": "bottom"}))
+        .await;
     let bottom = h.find("button", "At the bottom");
     assert!(result["snapshot"]["viewport"]["scroll_y"].as_i64().unwrap() > 2000);
     // Scroll offsets survive a click on the same page without measuring.
     let scrolled = h.page["viewport"]["scroll_y"].clone();
     let result = h.call("browser_click", json!({"ref": bottom})).await;
-    assert_eq!(result["snapshot"]["page"]["title"], "bottom clicked", "{result}");
+    assert_eq!(
+        result["snapshot"]["page"]["title"], "bottom clicked",
+        "{result}"
+    );
     assert_eq!(result["snapshot"]["viewport"]["scroll_y"], scrolled);
     let top = h.call("browser_scroll", json!({"direction": "top"})).await;
     assert_eq!(top["snapshot"]["viewport"]["scroll_y"], 0);
-    let result = h.call("browser_scroll", json!({"ref": h.find("button", "Locked")})).await;
+    let result = h
+        .call("browser_scroll", json!({"ref": h.find("button", "Locked")}))
+        .await;
     assert_eq!(result["success"], true, "{result}");
     h.browser.shutdown().await.unwrap();
 }
 
-fn cancel(home: &std::path::Path, site: &str, model: &ModelServer, tools: &str) -> tokio::process::Command {
+fn cancel(
+    home: &std::path::Path,
+    site: &str,
+    model: &ModelServer,
+    tools: &str,
+) -> tokio::process::Command {
     let mut command = e2e::command(home);
     command
-        .args(["cancel", "netflix", "--start-url", site, "--tools", tools, "--headless", "--isolated"])
+        .args([
+            "cancel",
+            "netflix",
+            "--start-url",
+            site,
+            "--tools",
+            tools,
+            "--headless",
+            "--isolated",
+        ])
         .args(["--model", "claude-opus-4-6"])
         .env("ANTHROPIC_API_KEY", KEY)
         .env("ANTHROPIC_BASE_URL", model.anthropic_base_url());
@@ -181,12 +241,18 @@ async fn the_scripted_cancellation_passes_in_both_profiles() {
         };
         let home = tempfile::tempdir().unwrap();
         // Feedback at the first checkpoint, then yes.
-        let out = e2e::run(cancel(home.path(), &site.url(), &model, tools), "not yet, look again\ny\n")
-            .await
-            .unwrap();
+        let out = e2e::run(
+            cancel(home.path(), &site.url(), &model, tools),
+            "not yet, look again\ny\n",
+        )
+        .await
+        .unwrap();
         let said = e2e::text(&out);
         assert_eq!(out.status.code(), Some(0), "{tools}: {said}");
-        assert!(site.requests().iter().any(|r| r == FINISH_REQUEST), "{tools}");
+        assert!(
+            site.requests().iter().any(|r| r == FINISH_REQUEST),
+            "{tools}"
+        );
         let requests = model.requests();
         let tool_names = requests[0].tool_names();
         if tools == "compact" {
@@ -219,7 +285,10 @@ async fn the_scripted_cancellation_passes_in_both_profiles() {
                 assert!(body.matches("\\\"elements\\\":[").count() <= 1, "{body}");
             }
         } else {
-            assert!(tool_names.iter().any(|t| t == "browser_select_option"), "{tool_names:?}");
+            assert!(
+                tool_names.iter().any(|t| t == "browser_select_option"),
+                "{tool_names:?}"
+            );
         }
         let result = e2e::last_result(home.path()).unwrap();
         assert_eq!(result["verified"], true, "{tools}: {said}");

@@ -116,6 +116,15 @@ fn a_plugin_for_another_api_version_is_refused_clearly() {
     let wasm = std::fs::read(env!("SUBTERMINATOR_FUTURE_API_WASM")).unwrap();
     let err = Plugin::load(&Runtime::new().unwrap(), "future.wasm", &wasm).unwrap_err();
     let text = err.to_string();
-    assert!(matches!(err, subterminator::plugin::PluginError::UnsupportedApi { .. }), "{text}");
-    assert!(text.contains("future.wasm") && text.contains("0.2.0") && text.contains("supports 0.1.0"), "{text}");
+    assert!(
+        matches!(
+            err,
+            subterminator::plugin::PluginError::UnsupportedApi { .. }
+        ),
+        "{text}"
+    );
+    assert!(
+        text.contains("future.wasm") && text.contains("0.2.0") && text.contains("supports 0.1.0"),
+        "{text}"
+    );
 }

@@ -81,14 +81,27 @@ fn past_the_budget_the_goal_a_summary_and_ten_turns_remain() {
     let big = "y".repeat(6_000);
     for n in 1..=14 {
         let (name, args, content, is_error) = match n {
-            2 => ("browser_type", json!({"target": "e8", "text": "test"}), big.clone(), false),
+            2 => (
+                "browser_type",
+                json!({"target": "e8", "text": "test"}),
+                big.clone(),
+                false,
+            ),
             3 => (
                 "browser_click",
                 json!({"target": "e12"}),
-                format!("{}\n{big}", json!({"error": true, "code": "element_disabled", "message": "no"})),
+                format!(
+                    "{}\n{big}",
+                    json!({"error": true, "code": "element_disabled", "message": "no"})
+                ),
                 true,
             ),
-            _ => ("browser_click", json!({"target": format!("e{n}")}), big.clone(), false),
+            _ => (
+                "browser_click",
+                json!({"target": format!("e{n}")}),
+                big.clone(),
+                false,
+            ),
         };
         history.push(call(n, name, args));
         history.push(result(n, content, is_error));
@@ -135,14 +148,26 @@ fn summary_lines_table() {
         (
             vec![
                 call(1, "browser_click", json!({"ref": "@e12"})),
-                result(1, "{\"error\":\"element_disabled\",\"success\":false}".into(), true),
+                result(
+                    1,
+                    "{\"error\":\"element_disabled\",\"success\":false}".into(),
+                    true,
+                ),
             ],
             "- browser_click(@e12): failed (element_disabled)",
         ),
         (
             vec![
-                call(1, "request_human_approval", json!({"action": "finish", "reason": "r"})),
-                result(1, "{\"approved\":false,\"message\":\"User feedback: no\"}".into(), true),
+                call(
+                    1,
+                    "request_human_approval",
+                    json!({"action": "finish", "reason": "r"}),
+                ),
+                result(
+                    1,
+                    "{\"approved\":false,\"message\":\"User feedback: no\"}".into(),
+                    true,
+                ),
             ],
             "- request_human_approval(\"finish\"): failed (human_rejected)",
         ),
@@ -155,7 +180,10 @@ fn summary_lines_table() {
         ),
         (
             vec![
-                Message::Assistant { text: Some("hm".into()), tool_calls: vec![] },
+                Message::Assistant {
+                    text: Some("hm".into()),
+                    tool_calls: vec![],
+                },
                 Message::User("Call a tool or complete_task.".into()),
             ],
             "- (no tool call)",

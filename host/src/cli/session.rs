@@ -5,7 +5,8 @@ use std::io::IsTerminal;
 use std::path::PathBuf;
 
 use crate::agent::{
-    Agent, CompactProfile, Driver, Event, FullProfile, OfflinePolicy, Reporter, RunOptions, TaskResult, ToolProfile,
+    Agent, CompactProfile, Driver, Event, FullProfile, OfflinePolicy, Reporter, RunOptions,
+    TaskResult, ToolProfile,
 };
 use crate::approval::Console;
 use crate::browser::{Browser, BrowserOptions, Profile};

@@ -6,6 +6,7 @@ use reqwest::header::{HeaderMap, HeaderName, HeaderValue};
 use serde_json::{Map, Value, json};
 
 use super::conversation::{Turn, turns};
+use super::excerpt;
 use super::transport::Transport;
 use super::{
     ANTHROPIC_VERSION, BoxFuture, Completion, InvalidArguments, LlmError, Provider, ProviderKind,
@@ -196,14 +197,6 @@ fn input_arguments(input: &Value) -> Result<Value, InvalidArguments> {
             raw: other.to_string(),
             error: "tool input is not a JSON object".to_owned(),
         }),
-    }
-}
-
-fn excerpt(body: &Value) -> String {
-    let text = body.to_string();
-    match text.char_indices().nth(200) {
-        Some((cut, _)) => format!("{}…", &text[..cut]),
-        None => text,
     }
 }
 

@@ -7,6 +7,7 @@ use reqwest::header::{AUTHORIZATION, HeaderMap};
 use serde_json::{Map, Value, json};
 
 use super::conversation::{Turn, turns};
+use super::excerpt;
 use super::transport::Transport;
 use super::{
     BoxFuture, Completion, InvalidArguments, LlmError, Provider, ProviderKind, Request, ToolCall,
@@ -225,14 +226,6 @@ fn arguments(raw: &Value) -> Result<Value, InvalidArguments> {
         },
         Value::Object(_) => Ok(raw.clone()),
         other => Err(not_object(other.to_string())),
-    }
-}
-
-fn excerpt(body: &Value) -> String {
-    let text = body.to_string();
-    match text.char_indices().nth(200) {
-        Some((cut, _)) => format!("{}…", &text[..cut]),
-        None => text,
     }
 }
 

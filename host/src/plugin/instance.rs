@@ -38,6 +38,8 @@ pub struct Plugin {
     live: Option<Live>,
     cache_outcome: CacheOutcome,
     replacements: u32,
+    /// `id version`, for log lines; the source name until metadata is known.
+    tag: String,
 }
 
 impl std::fmt::Debug for Plugin {
@@ -67,6 +69,7 @@ impl Plugin {
             live: None,
             cache_outcome,
             replacements: 0,
+            tag: source_name.to_owned(),
         };
         let metadata = plugin.call("metadata", |live| live.metadata())?;
         validate_metadata(&metadata).map_err(|cause| PluginError::BadMetadata {
@@ -74,6 +77,10 @@ impl Plugin {
             cause,
         })?;
         plugin.metadata = metadata;
+        plugin.tag = format!("{} {}", plugin.metadata.id, plugin.metadata.version);
+        if let Some(live) = &mut plugin.live {
+            live.inner.store.data_mut().tag.clone_from(&plugin.tag);
+        }
         plugin.plan = plugin.call("plan", |live| live.plan())?;
         Ok(plugin)
     }
@@ -135,8 +142,8 @@ impl Plugin {
         }
     }
 
-    fn tag(&self) -> String {
-        format!("{} {}", self.display_id(), self.metadata.version)
+    fn tag(&self) -> &str {
+        &self.tag
     }
 
     /// Runs `f` on the live instance (making one if needed) under the call
@@ -154,7 +161,7 @@ impl Plugin {
         live.inner.store.set_epoch_deadline(deadline_ticks());
         let started = Instant::now();
         let result = f(&mut live.inner);
-        let said = forward_output(&mut live, &self.tag());
+        let said = forward_output(&mut live, self.tag());
         match result {
             Ok(value) => {
                 self.live = Some(live);
@@ -175,7 +182,10 @@ impl Plugin {
     }
 
     fn instantiate(&self) -> Result<Live, PluginError> {
-        let mut store = Store::new(self.runtime.engine(), StoreState::new(self.tag()));
+        let mut store = Store::new(
+            self.runtime.engine(),
+            StoreState::new(self.tag().to_owned()),
+        );
         store.limiter(StoreState::limiter);
         store.set_epoch_deadline(deadline_ticks());
         let inner = match self.api {

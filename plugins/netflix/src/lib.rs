@@ -93,7 +93,12 @@ impl Service for Netflix {
                 done_when: "No offer is shown; the flow continues towards cancelling".into(),
                 targets: vec![TargetHint::click(
                     "button",
-                    &["continue to cancel", "continue cancellation", "no thanks", "decline"],
+                    &[
+                        "continue to cancel",
+                        "continue cancellation",
+                        "no thanks",
+                        "decline",
+                    ],
                 )],
             },
             PlanStep {
@@ -134,8 +139,9 @@ impl Service for Netflix {
         {
             return Some("This page can finish the cancellation".into());
         }
-        let content = snapshot.content.to_lowercase();
-        if content.contains("finish") && content.contains("cancel") {
+        if contains_ignore_case(&snapshot.content, "finish")
+            && contains_ignore_case(&snapshot.content, "cancel")
+        {
             return Some("This page mentions finishing the cancellation".into());
         }
         None
@@ -149,12 +155,12 @@ impl Service for Netflix {
             || content_contains_any(snapshot, SUCCESS_CONTENT_WORDS)
             || url_contains_any(snapshot, SUCCESS_URL_PARTS)
             || has_element(snapshot, "heading", SUCCESS_TITLE_WORDS)
-            || snapshot
-                .elements
-                .iter()
-                .any(|e| matches!(e.role.as_str(), "button" | "link") && contains_any(&e.name, RESTART_NAMES));
+            || snapshot.elements.iter().any(|e| {
+                matches!(e.role.as_str(), "button" | "link") && contains_any(&e.name, RESTART_NAMES)
+            });
         let still_cancelling = snapshot.elements.iter().any(|e| {
-            matches!(e.role.as_str(), "button" | "link") && contains_any(&e.name, PENDING_CANCEL_NAMES)
+            matches!(e.role.as_str(), "button" | "link")
+                && contains_any(&e.name, PENDING_CANCEL_NAMES)
         });
         if succeeded && !still_cancelling {
             Verdict::Success
@@ -171,7 +177,10 @@ impl Service for Netflix {
             })
         };
         if content_contains_any(snapshot, TWO_FACTOR_WORDS) {
-            return event(AuthKind::TwoFactor, "2FA required. Complete authentication.");
+            return event(
+                AuthKind::TwoFactor,
+                "2FA required. Complete authentication.",
+            );
         }
         if content_contains_any(snapshot, CAPTCHA_WORDS) {
             return event(AuthKind::Captcha, "CAPTCHA detected. Please solve.");
@@ -190,17 +199,18 @@ impl Service for Netflix {
 }
 
 fn failure_indicator(snapshot: &Snapshot) -> Option<String> {
-    let url = snapshot.url.to_lowercase();
-    if url.contains("error") {
+    if contains_ignore_case(&snapshot.url, "error") {
         return Some(format!("the page is an error page ({})", snapshot.url));
     }
     if let Some(word) = FAILURE_CONTENT_WORDS
         .iter()
-        .find(|w| snapshot.content.to_lowercase().contains(*w))
+        .find(|w| contains_ignore_case(&snapshot.content, w))
     {
         return Some(format!("the page says \"{word}\""));
     }
-    if url.contains("/login") && url.contains("netflix.com") {
+    if contains_ignore_case(&snapshot.url, "/login")
+        && contains_ignore_case(&snapshot.url, "netflix.com")
+    {
         return Some("Netflix signed the session out".into());
     }
     if let Some(e) = snapshot

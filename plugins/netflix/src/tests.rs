@@ -19,7 +19,10 @@ fn account() -> Snapshot {
         "https://www.netflix.com/account",
         "Account",
         "- heading \"Membership\"\n- button \"Cancel Membership\"",
-        vec![el("heading", "Membership"), el("button", "Cancel Membership")],
+        vec![
+            el("heading", "Membership"),
+            el("button", "Cancel Membership"),
+        ],
     )
 }
 
@@ -72,27 +75,51 @@ fn click(target: Option<Element>, model_says: &str) -> ToolCall {
 fn verify_table() {
     let cases: Vec<(&str, Snapshot, bool)> = vec![
         ("account page", account(), false),
-        ("retention offer that says cancel and membership ends", retention(), false),
+        (
+            "retention offer that says cancel and membership ends",
+            retention(),
+            false,
+        ),
         ("final page before the click", final_page(), false),
         ("end date and Restart Membership", cancelled(), true),
         (
             "title says cancelled",
-            page("https://www.netflix.com/x", "Membership Cancelled", "", vec![]),
+            page(
+                "https://www.netflix.com/x",
+                "Membership Cancelled",
+                "",
+                vec![],
+            ),
             true,
         ),
         (
             "US spelling in a heading",
-            page("https://www.netflix.com/x", "Netflix", "", vec![el("heading", "Your membership is canceled")]),
+            page(
+                "https://www.netflix.com/x",
+                "Netflix",
+                "",
+                vec![el("heading", "Your membership is canceled")],
+            ),
             true,
         ),
         (
             "cancellation confirmed in content",
-            page("https://www.netflix.com/x", "Netflix", "Cancellation confirmed.", vec![]),
+            page(
+                "https://www.netflix.com/x",
+                "Netflix",
+                "Cancellation confirmed.",
+                vec![],
+            ),
             true,
         ),
         (
             "cancelsuccess URL",
-            page("https://www.netflix.com/CancelSuccess", "Netflix", "", vec![]),
+            page(
+                "https://www.netflix.com/CancelSuccess",
+                "Netflix",
+                "",
+                vec![],
+            ),
             true,
         ),
         (
@@ -102,12 +129,22 @@ fn verify_table() {
         ),
         (
             "something went wrong",
-            page("https://www.netflix.com/x", "Cancelled", "Something went wrong.", vec![]),
+            page(
+                "https://www.netflix.com/x",
+                "Cancelled",
+                "Something went wrong.",
+                vec![],
+            ),
             false,
         ),
         (
             "unable to process",
-            page("https://www.netflix.com/x", "Netflix", "Membership ends soon. We were unable to process", vec![]),
+            page(
+                "https://www.netflix.com/x",
+                "Netflix",
+                "Membership ends soon. We were unable to process",
+                vec![],
+            ),
             false,
         ),
         (
@@ -117,7 +154,12 @@ fn verify_table() {
         ),
         (
             "element says could not",
-            page("https://www.netflix.com/x", "Cancelled", "", vec![el("alert", "We could not cancel")]),
+            page(
+                "https://www.netflix.com/x",
+                "Cancelled",
+                "",
+                vec![el("alert", "We could not cancel")],
+            ),
             false,
         ),
     ];
@@ -143,11 +185,24 @@ fn checkpoint_table() {
             account(),
             true,
         ),
-        ("confirm button", click(Some(el("button", "Confirm")), "x"), account(), true),
-        ("complete link", click(Some(el("link", "Complete")), "x"), account(), true),
+        (
+            "confirm button",
+            click(Some(el("button", "Confirm")), "x"),
+            account(),
+            true,
+        ),
+        (
+            "complete link",
+            click(Some(el("link", "Complete")), "x"),
+            account(),
+            true,
+        ),
         (
             "the model's words do not count",
-            click(Some(el("button", "Cancel Membership")), "Finish Cancellation"),
+            click(
+                Some(el("button", "Cancel Membership")),
+                "Finish Cancellation",
+            ),
             account(),
             false,
         ),
@@ -160,23 +215,46 @@ fn checkpoint_table() {
         (
             "confirm URL",
             click(Some(el("button", "Next")), "x"),
-            page("https://www.netflix.com/cancelplan/confirm", "Netflix", "", vec![]),
+            page(
+                "https://www.netflix.com/cancelplan/confirm",
+                "Netflix",
+                "",
+                vec![],
+            ),
             true,
         ),
         (
             "content with finish and cancel",
             click(Some(el("button", "Next")), "x"),
-            page("https://www.netflix.com/x", "Netflix", "Finish here to cancel", vec![]),
+            page(
+                "https://www.netflix.com/x",
+                "Netflix",
+                "Finish here to cancel",
+                vec![],
+            ),
             true,
         ),
         (
             "read-only actions never ask",
-            ToolCall { action: "browser_snapshot".into(), ..ToolCall::default() },
+            ToolCall {
+                action: "browser_snapshot".into(),
+                ..ToolCall::default()
+            },
             final_page(),
             false,
         ),
-        ("retention page decline", click(Some(el("button", "Continue to Cancel")), "x"), retention(), false),
-        ("opening the flow", click(Some(el("button", "Cancel Membership")), "x"), account(), false),
+        (
+            "retention page decline",
+            click(Some(el("button", "Continue to Cancel")), "x"),
+            retention(),
+            false,
+        ),
+        (
+            "opening the flow",
+            click(Some(el("button", "Cancel Membership")), "x"),
+            account(),
+            false,
+        ),
     ];
     for (name, call, snap, want) in cases {
         let got = Netflix.checkpoint(&call, &snap);
@@ -190,22 +268,42 @@ fn detect_auth_table() {
         ("account page", account(), None),
         (
             "login redirect",
-            page("https://www.netflix.com/login?nextpage=account", "Netflix", "Sign In", vec![]),
+            page(
+                "https://www.netflix.com/login?nextpage=account",
+                "Netflix",
+                "Sign In",
+                vec![],
+            ),
             Some(AuthKind::LoginRequired),
         ),
         (
             "two-factor",
-            page("https://www.netflix.com/x", "Netflix", "Enter the verification code we sent", vec![]),
+            page(
+                "https://www.netflix.com/x",
+                "Netflix",
+                "Enter the verification code we sent",
+                vec![],
+            ),
             Some(AuthKind::TwoFactor),
         ),
         (
             "captcha",
-            page("https://www.netflix.com/x", "Netflix", "Please complete the CAPTCHA", vec![]),
+            page(
+                "https://www.netflix.com/x",
+                "Netflix",
+                "Please complete the CAPTCHA",
+                vec![],
+            ),
             Some(AuthKind::Captcha),
         ),
         (
             "expired",
-            page("https://www.netflix.com/account", "Netflix", "Your session has expired", vec![]),
+            page(
+                "https://www.netflix.com/account",
+                "Netflix",
+                "Your session has expired",
+                vec![],
+            ),
             Some(AuthKind::SessionExpired),
         ),
     ];
@@ -232,7 +330,11 @@ fn metadata_is_the_seeds() {
     assert_eq!(m.initial_url, "https://www.netflix.com/account");
     assert!(m.goal.starts_with("Cancel the Netflix subscription."));
     assert!(m.system_prompt_addition.contains("retention offers"));
-    assert!(m.allowed_origins.iter().any(|o| o == "https://www.netflix.com"));
+    assert!(
+        m.allowed_origins
+            .iter()
+            .any(|o| o == "https://www.netflix.com")
+    );
 }
 
 #[test]

@@ -6,7 +6,13 @@ use subterminator_sdk::prelude::*;
 
 pub struct Practice;
 
-const EFFECTLESS: &[&str] = &["browser_snapshot", "get_snapshot", "browser_take_screenshot", "browser_scroll", "browser_wait_for"];
+const EFFECTLESS: &[&str] = &[
+    "browser_snapshot",
+    "get_snapshot",
+    "browser_take_screenshot",
+    "browser_scroll",
+    "browser_wait_for",
+];
 
 impl Service for Practice {
     fn new() -> Self {
@@ -75,12 +81,20 @@ impl Service for Practice {
     }
 
     fn verify(&self, snapshot: &Snapshot) -> Verdict {
-        if url_contains_any(snapshot, &["/error"]) || content_contains_any(snapshot, &["something went wrong"]) {
+        if url_contains_any(snapshot, &["/error"])
+            || content_contains_any(snapshot, &["something went wrong"])
+        {
             return Verdict::Failure("the site reported an error".into());
         }
         let cancelled = has_element(snapshot, "heading", &["has been cancelled"])
             && has_element(snapshot, "button", &["restart membership"]);
-        if cancelled && !has_element(snapshot, "button", &["finish cancellation", "cancel membership"]) {
+        if cancelled
+            && !has_element(
+                snapshot,
+                "button",
+                &["finish cancellation", "cancel membership"],
+            )
+        {
             Verdict::Success
         } else {
             Verdict::Unknown
@@ -112,10 +126,47 @@ mod tests {
     #[test]
     fn verify_table() {
         let cases = [
-            ("cancelled page", page("http://127.0.0.1:1/cancelled", &[("heading", "Your membership has been cancelled"), ("button", "Restart Membership")]), true),
-            ("heading alone", page("http://127.0.0.1:1/cancelled", &[("heading", "Your membership has been cancelled")]), false),
-            ("confirm page", page("http://127.0.0.1:1/confirm", &[("heading", "Finish your cancellation"), ("button", "Finish Cancellation")]), false),
-            ("error page", page("http://127.0.0.1:1/error", &[("heading", "Your membership has been cancelled"), ("button", "Restart Membership")]), false),
+            (
+                "cancelled page",
+                page(
+                    "http://127.0.0.1:1/cancelled",
+                    &[
+                        ("heading", "Your membership has been cancelled"),
+                        ("button", "Restart Membership"),
+                    ],
+                ),
+                true,
+            ),
+            (
+                "heading alone",
+                page(
+                    "http://127.0.0.1:1/cancelled",
+                    &[("heading", "Your membership has been cancelled")],
+                ),
+                false,
+            ),
+            (
+                "confirm page",
+                page(
+                    "http://127.0.0.1:1/confirm",
+                    &[
+                        ("heading", "Finish your cancellation"),
+                        ("button", "Finish Cancellation"),
+                    ],
+                ),
+                false,
+            ),
+            (
+                "error page",
+                page(
+                    "http://127.0.0.1:1/error",
+                    &[
+                        ("heading", "Your membership has been cancelled"),
+                        ("button", "Restart Membership"),
+                    ],
+                ),
+                false,
+            ),
         ];
         for (name, snap, want) in cases {
             assert_eq!(Practice.verify(&snap) == Verdict::Success, want, "{name}");
@@ -129,14 +180,33 @@ mod tests {
             arguments_json: r#"{"element":"a harmless button"}"#.into(),
             target: Some(Element::new("button", "Finish Cancellation")),
         };
-        assert!(Practice.checkpoint(&call, &page("http://127.0.0.1:1/", &[])).is_some());
-        let look = ToolCall { action: "browser_snapshot".into(), ..ToolCall::default() };
-        assert!(Practice.checkpoint(&look, &page("http://127.0.0.1:1/confirm", &[])).is_none());
+        assert!(
+            Practice
+                .checkpoint(&call, &page("http://127.0.0.1:1/", &[]))
+                .is_some()
+        );
+        let look = ToolCall {
+            action: "browser_snapshot".into(),
+            ..ToolCall::default()
+        };
+        assert!(
+            Practice
+                .checkpoint(&look, &page("http://127.0.0.1:1/confirm", &[]))
+                .is_none()
+        );
     }
 
     #[test]
     fn sign_in_page_is_detected() {
-        assert!(Practice.detect_auth(&page("http://127.0.0.1:1/login?next=%2F", &[])).is_some());
-        assert!(Practice.detect_auth(&page("http://127.0.0.1:1/", &[])).is_none());
+        assert!(
+            Practice
+                .detect_auth(&page("http://127.0.0.1:1/login?next=%2F", &[]))
+                .is_some()
+        );
+        assert!(
+            Practice
+                .detect_auth(&page("http://127.0.0.1:1/", &[]))
+                .is_none()
+        );
     }
 }

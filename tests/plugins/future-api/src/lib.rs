@@ -3,7 +3,7 @@
 
 // Generated export glue is unsafe FFI; plugins built with the SDK never see it.
 #[cfg(target_arch = "wasm32")]
-#[allow(unsafe_code)]
+#[allow(unsafe_code, clippy::all)]
 mod guest {
     wit_bindgen::generate!({ path: "wit", world: "service" });
 

@@ -102,7 +102,10 @@ mod tests {
     fn messages_are_short_and_say_why() {
         let long = format!("{LOG}{}", "    - element is not enabled\n".repeat(200));
         let (_, message) = classify(&tool(&long));
-        assert!(message.chars().count() <= MAX_MESSAGE_CHARS + 3, "{message}");
+        assert!(
+            message.chars().count() <= MAX_MESSAGE_CHARS + 3,
+            "{message}"
+        );
         assert_eq!(
             message,
             "TimeoutError: Timeout 5000ms exceeded. (element is not enabled)"

@@ -64,8 +64,7 @@ pub fn visibility(bbox: Option<&BBox>, viewport: Option<&Viewport>) -> Visibilit
     };
     let inside_x = b.x >= 0 && b.x + b.width <= v.width;
     let inside_y = b.y >= 0 && b.y + b.height <= v.height;
-    let overlaps =
-        b.x < v.width && b.x + b.width > 0 && b.y < v.height && b.y + b.height > 0;
+    let overlaps = b.x < v.width && b.x + b.width > 0 && b.y < v.height && b.y + b.height > 0;
     if b.is_empty() {
         // Zero-size elements sit at a point: on screen or not.
         return if b.x >= 0 && b.x <= v.width && b.y >= 0 && b.y <= v.height {
@@ -294,6 +293,10 @@ mod tests {
         let (s, b) = page("http://a/", -2524);
         assert_eq!(t.update(&s, &b, None).unwrap().scroll_y, 2545);
         let (s, b) = page("http://a/other", 21);
-        assert_eq!(t.update(&s, &b, None).unwrap().scroll_y, 0, "a new page starts at the top");
+        assert_eq!(
+            t.update(&s, &b, None).unwrap().scroll_y,
+            0,
+            "a new page starts at the top"
+        );
     }
 }

@@ -59,21 +59,41 @@ fn translations_and_refusals_table() {
     let cases: Vec<(&str, Value, &str)> = vec![
         (CLICK, json!({"ref": r("Accept")}), "ok"),
         (CLICK, json!({"ref": r("Locked")}), "element_disabled"),
-        (CLICK, json!({"ref": r("Cancel Membership")}), "element_obscured"),
+        (
+            CLICK,
+            json!({"ref": r("Cancel Membership")}),
+            "element_obscured",
+        ),
         (CLICK, json!({"ref": r("Zero")}), "element_not_visible"),
         (CLICK, json!({"ref": "@e99"}), "ref_invalid"),
         (CLICK, json!({"ref": "e6"}), "invalid_params"),
         (FILL, json!({"ref": r("Email"), "value": "x"}), "ok"),
-        (FILL, json!({"ref": r("Accept"), "value": "x"}), "action_failed"),
+        (
+            FILL,
+            json!({"ref": r("Accept"), "value": "x"}),
+            "action_failed",
+        ),
         (SELECT, json!({"ref": r("Reason"), "value": "other"}), "ok"),
-        (SELECT, json!({"ref": r("Email"), "value": "x"}), "action_failed"),
+        (
+            SELECT,
+            json!({"ref": r("Email"), "value": "x"}),
+            "action_failed",
+        ),
         (SCROLL, json!({}), "invalid_params"),
         (SCROLL, json!({"amount": 100}), "invalid_params"),
         (SCROLL, json!({"direction": "down"}), "ok"),
-        (SCROLL, json!({"ref": r("Accept"), "direction": "sideways"}), "ok"),
+        (
+            SCROLL,
+            json!({"ref": r("Accept"), "direction": "sideways"}),
+            "ok",
+        ),
         (SCROLL, json!({"ref": "@e99"}), "ref_invalid"),
         (GET_SNAPSHOT, json!({}), "ok"),
-        ("browser_evaluate", json!({"function": "() => 1"}), "invalid_params"),
+        (
+            "browser_evaluate",
+            json!({"function": "() => 1"}),
+            "invalid_params",
+        ),
     ];
     for (tool, args, want) in cases {
         assert_eq!(
@@ -107,7 +127,11 @@ fn calls_become_playwright_calls_on_the_resolved_element() {
     assert_eq!(fill(json!({"clear_first": false})), "oldnew");
 
     let select = profile
-        .translate(SELECT, &json!({"ref": ref_of(&view, "Reason"), "value": "OTHER"}), &snapshot)
+        .translate(
+            SELECT,
+            &json!({"ref": ref_of(&view, "Reason"), "value": "OTHER"}),
+            &snapshot,
+        )
         .unwrap();
     assert_eq!(select.mcp_args["values"], json!(["Other"]));
 
@@ -126,7 +150,9 @@ fn refs_live_for_one_snapshot() {
     let (mut profile, _, first) = profile_on(ACCOUNT);
     let last = first["elements"].as_array().unwrap().len() - 1;
     let stale = format!("@e{last}");
-    let next = page("- heading \"Cancelled\" [level=1] [ref=e20] [box=0,0,10,10]\n- link \"Home\" [ref=e21] [box=0,20,10,10]");
+    let next = page(
+        "- heading \"Cancelled\" [level=1] [ref=e20] [box=0,0,10,10]\n- link \"Home\" [ref=e21] [box=0,20,10,10]",
+    );
     let second: Value = serde_json::from_str(&profile.observe(&next)).unwrap();
     assert_ne!(first["snapshot_id"], second["snapshot_id"]);
     let refused = profile
@@ -135,7 +161,9 @@ fn refs_live_for_one_snapshot() {
     assert_eq!(refused.code, "ref_invalid");
     assert!(refused.message.contains("@e0..@e1"), "{}", refused.message);
     // The same number in the new snapshot names the new page's element.
-    let home = profile.translate(CLICK, &json!({"ref": "@e1"}), &next).unwrap();
+    let home = profile
+        .translate(CLICK, &json!({"ref": "@e1"}), &next)
+        .unwrap();
     assert_eq!(home.target.unwrap().name, "Home");
 }
 
@@ -163,9 +191,11 @@ fn every_result_has_the_contract_shape() {
             assert!(tools::ERROR_CODES.contains(&code));
         }
     }
-    let v: Value = serde_json::from_str(&profile.report(&Outcome::Refused(&rejected), page)).unwrap();
+    let v: Value =
+        serde_json::from_str(&profile.report(&Outcome::Refused(&rejected), page)).unwrap();
     assert_eq!(v["message"], "User feedback: keep the plan");
-    let v: Value = serde_json::from_str(&profile.unverified("Cannot verify success.", page)).unwrap();
+    let v: Value =
+        serde_json::from_str(&profile.unverified("Cannot verify success.", page)).unwrap();
     assert_eq!(v["acknowledged"], false);
     assert_eq!(v["snapshot"]["snapshot_id"], "s");
 }
@@ -174,7 +204,10 @@ fn every_result_has_the_contract_shape() {
 fn old_snapshots_shrink_to_their_id_and_page() {
     let (mut profile, snapshot, _) = profile_on(ACCOUNT);
     let page_text = profile.observe(&snapshot);
-    let result = profile.report(&Outcome::Done(&crate::browser::ToolOutput::default()), &page_text);
+    let result = profile.report(
+        &Outcome::Done(&crate::browser::ToolOutput::default()),
+        &page_text,
+    );
     let small = profile.superseded(&result).unwrap();
     assert!(small.len() < result.len() / 3, "{small}");
     let v: Value = serde_json::from_str(&small).unwrap();
@@ -183,7 +216,12 @@ fn old_snapshots_shrink_to_their_id_and_page() {
     assert_eq!(v["snapshot"]["page"]["url"], "http://127.0.0.1:1/account");
     assert_eq!(profile.superseded(&small), None, "shrinks once");
     let goal = format!("Goal: cancel\n\nCurrent page:\n{page_text}");
-    assert!(profile.superseded(&goal).unwrap().starts_with("Goal: cancel"));
+    assert!(
+        profile
+            .superseded(&goal)
+            .unwrap()
+            .starts_with("Goal: cancel")
+    );
 }
 
 #[test]
@@ -193,14 +231,22 @@ fn the_offline_policy_speaks_in_view_refs() {
     let (tool, args) = profile.offline_call(HintAction::Click, accept, None);
     assert_eq!(tool, CLICK);
     assert_eq!(args["ref"], ref_of(&view, "Accept"));
-    let (tool, args) = profile.offline_call(HintAction::Select, snapshot.element("e4").unwrap(), Some("Other"));
+    let (tool, args) = profile.offline_call(
+        HintAction::Select,
+        snapshot.element("e4").unwrap(),
+        Some("Other"),
+    );
     assert_eq!((tool.as_str(), &args["value"]), (SELECT, &json!("Other")));
 }
 
 #[test]
 fn tools_are_the_seven_of_seed_002() {
     let mut names: Vec<String> = tools::specs().into_iter().map(|s| s.name).collect();
-    names.extend(crate::agent::virtual_tools::specs().into_iter().map(|s| s.name));
+    names.extend(
+        crate::agent::virtual_tools::specs()
+            .into_iter()
+            .map(|s| s.name),
+    );
     assert_eq!(
         names,
         [

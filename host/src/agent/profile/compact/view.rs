@@ -174,7 +174,12 @@ pub fn build(snapshot: &Snapshot, layout: &Layout<'_>, id: String) -> (View, Vec
     let mut spent = estimate_tokens(&serde_json::to_string(&view).unwrap_or_default());
     let mut kept = Vec::new();
     for c in ranked {
-        let item = item(elements, &candidates[c], "@e99".into(), layout.viewport.is_some());
+        let item = item(
+            elements,
+            &candidates[c],
+            "@e99".into(),
+            layout.viewport.is_some(),
+        );
         let cost = estimate_tokens(&serde_json::to_string(&item).unwrap_or_default()) + 1;
         if spent + cost > SNAPSHOT_TOKEN_LIMIT {
             continue;

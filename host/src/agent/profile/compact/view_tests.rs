@@ -82,13 +82,19 @@ fn pruning_rules_table() {
         ]
     );
     let refs: Vec<&str> = view.elements.iter().map(|e| e.reference.as_str()).collect();
-    assert_eq!(refs, ["@e0", "@e1", "@e2", "@e3", "@e4", "@e5", "@e6", "@e7"]);
+    assert_eq!(
+        refs,
+        ["@e0", "@e1", "@e2", "@e3", "@e4", "@e5", "@e6", "@e7"]
+    );
     let combo = &view.elements[5];
     assert_eq!(combo.options, ["Price", "Other"]);
     assert_eq!(combo.value.as_deref(), Some("Price"));
     assert_eq!(view.elements[4].value.as_deref(), Some("a@b.c"));
     assert_eq!(view.elements[6].state, ["unchecked"]);
-    assert_eq!(view.elements[1].children, ["@e2", "@e3", "@e4", "@e5", "@e6"]);
+    assert_eq!(
+        view.elements[1].children,
+        ["@e2", "@e3", "@e4", "@e5", "@e6"]
+    );
     assert_eq!(view.elements[0].bbox, Some([0, 0, 200, 40]));
     assert_eq!(view.elements[0].level, Some(1));
     assert_eq!(view.focused, None, "the focused root is not shown");
@@ -117,7 +123,9 @@ fn states_table() {
 fn names_are_cut_at_200_characters() {
     let long = "x".repeat(300);
     let exact = "y".repeat(200);
-    let yaml = format!("- button \"{long}\" [ref=e1]\n- button \"{exact}\" [ref=e2]\n- button \"é{long}\" [ref=e3]");
+    let yaml = format!(
+        "- button \"{long}\" [ref=e1]\n- button \"{exact}\" [ref=e2]\n- button \"é{long}\" [ref=e3]"
+    );
     let view = view_of(&page(&yaml), true);
     assert_eq!(view.elements[0].name, format!("{}...", "x".repeat(200)));
     assert_eq!(view.elements[1].name, exact);
@@ -140,26 +148,32 @@ fn offscreen_elements_are_counted_not_shown_by_default() {
 
 #[test]
 fn ranking_keeps_visible_then_by_role_then_document_order() {
-    // 30 offscreen buttons first in the document, then 10 headings, 60
-    // visible and 20 half-visible links: more than the budget holds.
+    // 30 offscreen buttons first in the document, then 10 headings, 40
+    // visible and 20 half-visible links: more than the token budget holds.
     let mut yaml = String::new();
     let mut add = |role: &str, extra: &str, y: i64, count: usize| {
         for _ in 0..count {
             let n = yaml.lines().count() + 1;
-            yaml.push_str(&format!("- {role} \"{n}\"{extra} [ref=e{n}] [box=0,{y},10,10]\n"));
+            yaml.push_str(&format!(
+                "- {role} \"{n}\"{extra} [ref=e{n}] [box=0,{y},10,10]\n"
+            ));
         }
     };
     add("button", "", 5000, 30);
     add("heading", " [level=2]", 100, 10);
-    add("link", "", 100, 60);
+    add("link", "", 100, 40);
     add("link", "", 715, 20);
     let view = view_of(&page(&yaml), false);
     let count = |role: &str| view.elements.iter().filter(|e| e.role == role).count();
     assert!(view.elements.len() <= MAX_ELEMENTS);
     assert_eq!(count("button"), 0, "offscreen elements go first");
-    assert_eq!(count("heading"), 10, "fully visible headings beat half-visible links");
-    assert!(count("link") >= 60);
-    assert_eq!(view.truncated, 120 - view.elements.len());
+    assert_eq!(
+        count("heading"),
+        10,
+        "fully visible headings beat half-visible links"
+    );
+    assert!(count("link") >= 40);
+    assert_eq!(view.truncated, 100 - view.elements.len());
     // Refs follow document order whatever the ranking.
     assert_eq!(view.elements[0].name, "31");
     for (n, e) in view.elements.iter().enumerate() {
@@ -194,7 +208,11 @@ fn the_big_fixture_fits_the_budgets() {
     assert!(view.truncated >= 351 - MAX_ELEMENTS, "{}", view.truncated);
     // No boxes in this fixture: role priority and document order decide,
     // so the first links and buttons stay and the heading goes.
-    assert!(view.elements.iter().all(|e| e.role == "link" || e.role == "button"));
+    assert!(
+        view.elements
+            .iter()
+            .all(|e| e.role == "link" || e.role == "button")
+    );
     assert_eq!(view.elements[0].name, "Episode link number 0");
     for (n, e) in view.elements.iter().enumerate() {
         assert_eq!(e.reference, format!("@e{n}"));
@@ -211,7 +229,11 @@ fn every_recorded_snapshot_fits_the_budget() {
         let view = view_of(&page(&yaml), true);
         let json = serde_json::to_string(&view).unwrap();
         assert!(view.elements.len() <= MAX_ELEMENTS);
-        assert!(estimate_tokens(&json) <= SNAPSHOT_TOKEN_LIMIT, "{:?}", entry.path());
+        assert!(
+            estimate_tokens(&json) <= SNAPSHOT_TOKEN_LIMIT,
+            "{:?}",
+            entry.path()
+        );
         seen += 1;
     }
     assert!(seen > 100);
