@@ -11,6 +11,7 @@ use subterminator::plugin::{ComponentCache, Plugin, Runtime, ToolCallView, bundl
 
 const LOAD_RUNS: usize = 7;
 const CALL_RUNS: usize = 20_000;
+const BIG_RUNS: usize = 500;
 
 fn median(mut samples: Vec<Duration>) -> Duration {
     samples.sort();
@@ -25,6 +26,20 @@ fn fixture_snapshot() -> Snapshot {
     Snapshot {
         url: "https://www.netflix.com/account".into(),
         title: "StreamFlix - Account".into(),
+        elements: subterminator::browser::parse_tree(&yaml),
+        content: yaml,
+        screenshot_path: None,
+    }
+}
+
+/// The 42 KB page from the fixtures (a long catalogue), as the agent sees it.
+fn big_snapshot() -> Snapshot {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../../shared/fixtures/playwright-mcp-0.0.83/snapshots");
+    let yaml = std::fs::read_to_string(dir.join("big-snapshot.yml")).unwrap_or_default();
+    Snapshot {
+        url: "https://www.netflix.com/browse".into(),
+        title: "Big page".into(),
         elements: subterminator::browser::parse_tree(&yaml),
         content: yaml,
         screenshot_path: None,
@@ -104,6 +119,23 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     println!(
         "verify call          median of {CALL_RUNS}: {:?}",
         median(verify)
+    );
+    println!(
+        "verify, empty page   median of {CALL_RUNS}: {:?} (the boundary's floor)",
+        median(floor)
+    );
+    let big = big_snapshot();
+    let mut on_big = Vec::with_capacity(BIG_RUNS);
+    for _ in 0..BIG_RUNS {
+        let started = Instant::now();
+        std::hint::black_box(plugin.verify(&big)?);
+        on_big.push(started.elapsed());
+    }
+    println!(
+        "verify, 42 KB page   median of {BIG_RUNS}: {:?} ({} bytes, {} elements)",
+        median(on_big),
+        big.content.len(),
+        big.elements.len()
     );
     Ok(())
 }

@@ -12,13 +12,15 @@ pub mod schema;
 mod step;
 mod virtual_tools;
 
+use std::path::Path;
 use std::time::Instant;
 
+use base64::Engine as _;
 use serde::Serialize;
 
 pub use events::{Event, Reporter};
 pub use offline::OfflinePolicy;
-pub use profile::{ToolProfile, compact::CompactProfile, full::FullProfile};
+pub use profile::{ModelScreenshot, ToolProfile, compact::CompactProfile, full::FullProfile};
 
 use crate::approval::Console;
 use crate::browser::Browser;
@@ -35,6 +37,14 @@ pub const MAX_NO_ACTION_REPLIES: u32 = 3;
 pub const MAX_REPLY_TOKENS: u32 = 1024;
 /// How many sign-in pauses one run allows before it gives up.
 pub const MAX_AUTH_PAUSES: u32 = 3;
+
+/// Largest screenshot sent to the model, in bytes of PNG: both APIs refuse
+/// images much past a few MiB (Anthropic: 5 MB once base64-encoded), and a
+/// bigger one would mostly be cost.
+pub const MAX_MODEL_IMAGE_BYTES: u64 = 2 * 1024 * 1024;
+
+/// What the profiles' screenshots are.
+const SCREENSHOT_MEDIA_TYPE: &str = "image/png";
 
 /// Said to the model when it answers without calling a tool.
 pub const NUDGE: &str = "Call a tool or complete_task.";
@@ -265,6 +275,7 @@ impl Agent<'_> {
             "Goal: {}\n\nCurrent page:\n{page}",
             self.service.metadata.goal
         )));
+        self.attach_screenshot(state).await;
         let system = self.system_prompt();
         let mut tools = self.profile.tools();
         tools.extend(virtual_tools::specs());
@@ -328,10 +339,40 @@ impl Agent<'_> {
                         call_id: call.id.clone(),
                         content,
                         is_error,
-                    })
+                    });
+                    self.attach_screenshot(state).await;
                 }
                 step::Step::End(result) => return Ok(*result),
             }
+        }
+    }
+
+    /// Puts the screenshot of the latest look (`--vision`) in the history
+    /// after the message that described the page. Without a new look (a
+    /// refused call) the last picture still shows the page, so it stays.
+    /// A picture that cannot be taken, read or sent only costs the model
+    /// the picture, but then the older ones go too: they show a page that
+    /// is gone.
+    async fn attach_screenshot(&mut self, state: &mut State) {
+        let image = match self.profile.take_screenshot_for_model() {
+            None => return,
+            Some(ModelScreenshot::Failed) => None,
+            Some(ModelScreenshot::Taken(path)) => match read_image(&path).await {
+                Ok(data) => Some(data),
+                Err(why) => {
+                    tracing::warn!("screenshot {} not sent to the model: {why}", path.display());
+                    None
+                }
+            },
+        };
+        state
+            .history
+            .retain(|m| !matches!(m, Message::Image { .. }));
+        if let Some(data) = image {
+            state.history.push(Message::Image {
+                media_type: SCREENSHOT_MEDIA_TYPE.to_owned(),
+                data_base64: base64::engine::general_purpose::STANDARD.encode(data),
+            });
         }
     }
 
@@ -340,11 +381,14 @@ impl Agent<'_> {
         request: &Request,
         state: &mut State,
     ) -> Result<Completion, Error> {
+        let (images, image_chars) = request_images(request);
         self.reporter.emit(Event::ModelRequest {
             turn: state.turn,
             messages: request.messages.len(),
             tools: request.tools.len(),
             chars: request_chars(request),
+            images,
+            image_chars,
         });
         let started = Instant::now();
         let verified = match self.driver {
@@ -509,6 +553,9 @@ fn request_chars(request: &Request) -> usize {
                         .sum::<usize>()
             }
             Message::ToolResult { content, .. } => content.len(),
+            // Counted apart by `request_images`: an image's size in
+            // characters says little about its tokens.
+            Message::Image { .. } => 0,
         })
         .sum();
     let tools: usize = request
@@ -517,6 +564,37 @@ fn request_chars(request: &Request) -> usize {
         .map(|t| t.name.len() + t.description.len() + t.input_schema.to_string().len())
         .sum();
     request.system.len() + messages + tools
+}
+
+/// How many images a request carries, and their base64 characters.
+fn request_images(request: &Request) -> (usize, usize) {
+    request
+        .messages
+        .iter()
+        .filter_map(|m| match m {
+            Message::Image { data_base64, .. } => Some(data_base64.len()),
+            _ => None,
+        })
+        .fold((0, 0), |(n, chars), len| (n + 1, chars + len))
+}
+
+/// The bytes of a screenshot for the model, or why it is not sent.
+async fn read_image(path: &Path) -> Result<Vec<u8>, ImageSkipped> {
+    let io = |source| ImageSkipped::Unreadable { source };
+    let size = tokio::fs::metadata(path).await.map_err(io)?.len();
+    if size > MAX_MODEL_IMAGE_BYTES {
+        return Err(ImageSkipped::TooBig { size });
+    }
+    tokio::fs::read(path).await.map_err(io)
+}
+
+/// Why a screenshot stays out of the conversation.
+#[derive(Debug, thiserror::Error)]
+enum ImageSkipped {
+    #[error("it cannot be read: {source}")]
+    Unreadable { source: std::io::Error },
+    #[error("it is {size} bytes, over the {MAX_MODEL_IMAGE_BYTES}-byte limit")]
+    TooBig { size: u64 },
 }
 
 /// `scheme://host:port` of a URL, or `None` when it has no such origin.
@@ -530,4 +608,50 @@ pub fn origin_of(url: &str) -> Option<String> {
 
 fn millis(since: Instant) -> u64 {
     u64::try_from(since.elapsed().as_millis()).unwrap_or(u64::MAX)
+}
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
+
+    use super::*;
+
+    #[tokio::test]
+    async fn screenshots_past_the_cap_are_not_read() {
+        let dir = tempfile::tempdir().unwrap();
+        let cases = [
+            ("small.png", 1_000, true),
+            ("at-cap.png", MAX_MODEL_IMAGE_BYTES, true),
+            ("over-cap.png", MAX_MODEL_IMAGE_BYTES + 1, false),
+        ];
+        for (name, size, sent) in cases {
+            let path = dir.path().join(name);
+            std::fs::write(&path, vec![0u8; usize::try_from(size).unwrap()]).unwrap();
+            let read = read_image(&path).await;
+            assert_eq!(read.is_ok(), sent, "{name}");
+            if !sent {
+                assert!(matches!(read, Err(ImageSkipped::TooBig { size: s }) if s == size));
+            }
+        }
+        let missing = read_image(&dir.path().join("none.png")).await;
+        assert!(matches!(missing, Err(ImageSkipped::Unreadable { .. })));
+    }
+
+    #[test]
+    fn the_run_record_counts_images_by_size_only() {
+        let request = Request {
+            system: "s".into(),
+            messages: vec![
+                Message::User("goal".into()),
+                Message::Image {
+                    media_type: SCREENSHOT_MEDIA_TYPE.into(),
+                    data_base64: "A".repeat(4_000),
+                },
+            ],
+            tools: Vec::new(),
+            max_tokens: MAX_REPLY_TOKENS,
+        };
+        assert_eq!(request_chars(&request), "s".len() + "goal".len());
+        assert_eq!(request_images(&request), (1, 4_000));
+    }
 }

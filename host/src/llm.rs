@@ -68,6 +68,15 @@ pub enum Message {
         content: String,
         is_error: bool,
     },
+    /// A picture on the user's side (the page under `--vision`). It joins
+    /// the user turn it falls in, after that turn's tool results, since
+    /// neither API lets anything come between a call and its result.
+    Image {
+        /// `image/png`, ... as both APIs name it.
+        media_type: String,
+        /// The file's bytes, base64 (standard alphabet, padded).
+        data_base64: String,
+    },
 }
 
 /// A tool call as the model sent it. The name is not checked against the

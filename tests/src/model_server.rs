@@ -557,6 +557,9 @@ impl RecordedRequest {
                     }
                     content => items.extend(text_of(content).map(UserSide::Text)),
                 },
+                // A picture's own message only labels it; it says nothing
+                // the agent wrote.
+                (Api::OpenAi, Some("user")) if carries_image(&message["content"]) => {}
                 (Api::OpenAi, Some("user")) => {
                     items.extend(text_of(&message["content"]).map(UserSide::Text))
                 }
@@ -575,6 +578,13 @@ impl RecordedRequest {
 enum UserSide {
     Text(String),
     ToolResult(String),
+}
+
+/// Whether OpenAI content parts include an image.
+fn carries_image(content: &Value) -> bool {
+    content
+        .as_array()
+        .is_some_and(|parts| parts.iter().any(|p| p["type"] == "image_url"))
 }
 
 /// A string, or the text parts of a content array, joined by newlines.

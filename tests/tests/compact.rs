@@ -5,6 +5,7 @@
 
 use std::path::PathBuf;
 
+use base64::Engine as _;
 use serde_json::{Value, json};
 use subterminator::agent::CompactProfile;
 use subterminator::agent::profile::{Outcome, ToolProfile};
@@ -13,7 +14,7 @@ use subterminator::demo::{FINISH_REQUEST, PracticeSite, SiteOptions};
 use subterminator::page::Snapshot;
 use subterminator_tests::compact_script::{compact_canceller, find, snapshot_in};
 use subterminator_tests::e2e;
-use subterminator_tests::model_server::ModelServer;
+use subterminator_tests::model_server::{ModelServer, RecordedRequest};
 use subterminator_tests::scripted::canceller;
 use subterminator_tests::site::{Site, site_dir};
 
@@ -254,6 +255,12 @@ async fn the_scripted_cancellation_passes_in_both_profiles() {
             "{tools}"
         );
         let requests = model.requests();
+        for r in &requests {
+            assert!(
+                images_in(r).is_empty(),
+                "{tools}: an image without --vision"
+            );
+        }
         let tool_names = requests[0].tool_names();
         if tools == "compact" {
             assert_eq!(
@@ -293,4 +300,77 @@ async fn the_scripted_cancellation_passes_in_both_profiles() {
         let result = e2e::last_result(home.path()).unwrap();
         assert_eq!(result["verified"], true, "{tools}: {said}");
     }
+}
+
+/// The PNG signature every screenshot starts with.
+const PNG_SIGNATURE: &[u8] = b"\x89PNG\r\n\x1a\n";
+
+/// The Anthropic image blocks of a request, in order.
+fn images_in(request: &RecordedRequest) -> Vec<Value> {
+    request
+        .messages()
+        .iter()
+        .filter_map(|m| m["content"].as_array())
+        .flatten()
+        .filter(|block| block["type"] == "image")
+        .cloned()
+        .collect()
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn under_vision_every_request_carries_the_latest_screenshot() {
+    let site = PracticeSite::serve(SiteOptions::default()).await.unwrap();
+    let model = ModelServer::start(compact_canceller).await.unwrap();
+    let home = tempfile::tempdir().unwrap();
+    let mut command = cancel(home.path(), &site.url(), &model, "compact");
+    command.arg("--vision");
+    let out = e2e::run(command, "y\n").await.unwrap();
+    let said = e2e::text(&out);
+    assert_eq!(out.status.code(), Some(0), "{said}");
+    let requests = model.requests();
+    assert!(requests.len() >= 3, "{said}");
+    let mut sent = Vec::new();
+    for r in &requests {
+        let images = images_in(r);
+        assert_eq!(
+            images.len(),
+            1,
+            "request {}: only the latest image",
+            r.index
+        );
+        let source = &images[0]["source"];
+        assert_eq!(source["type"], "base64");
+        assert_eq!(source["media_type"], "image/png");
+        let data = source["data"].as_str().unwrap();
+        let png = base64::engine::general_purpose::STANDARD
+            .decode(data)
+            .unwrap();
+        assert!(png.starts_with(PNG_SIGNATURE), "request {}", r.index);
+        // The image sits in the last user turn, after its tool results.
+        let last = r.messages().last().unwrap();
+        assert_eq!(last["role"], "user");
+        let blocks = last["content"].as_array().unwrap();
+        let at = blocks.iter().position(|b| b["type"] == "image").unwrap();
+        assert!(
+            blocks[..at].iter().all(|b| b["type"] == "tool_result"),
+            "{last}"
+        );
+        sent.push(data.to_owned());
+    }
+    sent.dedup();
+    assert!(sent.len() >= 2, "each new page brings a new picture");
+    // The run record counts the pictures but never holds them.
+    let transcript = std::fs::read_to_string(
+        e2e::run_dirs(home.path())
+            .pop()
+            .unwrap()
+            .join("transcript.jsonl"),
+    )
+    .unwrap();
+    assert!(transcript.contains("\"images\":1"), "{transcript}");
+    assert!(
+        !transcript.contains(&sent[0][..64]),
+        "image data in the transcript"
+    );
+    assert_eq!(e2e::last_result(home.path()).unwrap()["verified"], true);
 }

@@ -35,8 +35,13 @@ pub enum Event {
         turn: u32,
         messages: usize,
         tools: usize,
-        /// Characters of system prompt, messages and tool schemas.
+        /// Characters of system prompt, text messages and tool schemas;
+        /// images are counted apart, by size only (never their data).
         chars: usize,
+        /// Images sent (`--vision`): at most the latest screenshot.
+        images: usize,
+        /// Base64 characters of those images.
+        image_chars: usize,
     },
     ModelReply {
         turn: u32,
@@ -218,9 +223,7 @@ impl Reporter {
                     ),
                     None => println!("Starting {display_name} cancellation..."),
                 }
-                if self.verbose {
-                    println!("{dim}model: {model}{dim:#}");
-                }
+                println!("{dim}Driven by: {model}{dim:#}");
                 if !checkpoints {
                     println!(
                         "{red}WARNING: --no-checkpoint is for testing only: nothing will ask before irreversible steps.{red:#}"

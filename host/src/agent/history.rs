@@ -6,6 +6,10 @@
 //! - past [`HISTORY_TOKEN_BUDGET`], only the goal and the last
 //!   [`KEPT_TURNS`] turns stay, and the turns dropped are listed in a
 //!   system-generated "Previous actions" summary after the goal.
+//!
+//! And one for pictures (`--vision`): only the latest image is sent, since
+//! an image costs far more tokens than the snapshot text beside it; older
+//! ones are dropped, and token counts and summaries pass over images.
 
 use serde_json::Value;
 
@@ -31,7 +35,7 @@ pub fn estimate_tokens(text: &str) -> usize {
 
 /// The messages to send for `history`; its first message is the goal.
 pub fn for_request(history: &[Message], profile: &dyn ToolProfile) -> Vec<Message> {
-    let mut messages = shrink_old_snapshots(history, profile);
+    let mut messages = shrink_old_snapshots(&latest_image_only(history), profile);
     if tokens(&messages) <= HISTORY_TOKEN_BUDGET {
         return messages;
     }
@@ -49,17 +53,35 @@ pub fn for_request(history: &[Message], profile: &dyn ToolProfile) -> Vec<Messag
     let summary = summarize(&messages[first..cut]);
     let kept = messages.split_off(cut);
     let mut goal: Vec<Message> = messages.into_iter().take(first).collect();
-    match goal.last_mut() {
+    // The goal's own picture may follow its text.
+    let goal_text = goal.iter_mut().rev().find_map(|m| match m {
+        Message::User(text) => Some(text),
+        _ => None,
+    });
+    match goal_text {
         // Appended to the goal rather than sent as a message of its own:
         // providers want user and assistant messages to alternate.
-        Some(Message::User(text)) => {
+        Some(text) => {
             text.push_str("\n\n");
             text.push_str(&summary);
         }
-        _ => goal.push(Message::User(summary)),
+        None => goal.push(Message::User(summary)),
     }
     goal.extend(kept);
     goal
+}
+
+/// `history` without its images but the latest.
+fn latest_image_only(history: &[Message]) -> Vec<Message> {
+    let latest = history
+        .iter()
+        .rposition(|m| matches!(m, Message::Image { .. }));
+    history
+        .iter()
+        .enumerate()
+        .filter(|&(i, m)| !matches!(m, Message::Image { .. }) || Some(i) == latest)
+        .map(|(_, m)| m.clone())
+        .collect()
 }
 
 /// Every message but the one with the latest snapshot, with its snapshot
@@ -97,7 +119,7 @@ fn text_of(message: &Message) -> Option<&str> {
     match message {
         Message::User(text) => Some(text),
         Message::ToolResult { content, .. } => Some(content),
-        Message::Assistant { .. } => None,
+        Message::Assistant { .. } | Message::Image { .. } => None,
     }
 }
 
@@ -108,6 +130,9 @@ pub fn tokens(messages: &[Message]) -> usize {
         .map(|m| match m {
             Message::User(text) => estimate_tokens(text),
             Message::ToolResult { content, .. } => estimate_tokens(content),
+            // At most one image is sent, and it is the latest, which
+            // truncation always keeps: the budget is for the text.
+            Message::Image { .. } => 0,
             Message::Assistant { text, tool_calls } => {
                 estimate_tokens(text.as_deref().unwrap_or_default())
                     + tool_calls
@@ -152,6 +177,7 @@ pub fn summarize(dropped: &[Message]) -> String {
                     lines.push(format!("- {call}"));
                 }
             }
+            Message::Image { .. } => {}
         }
     }
     if let Some(call) = pending {

@@ -199,3 +199,75 @@ fn estimates_err_on_the_high_side() {
     assert_eq!(estimate_tokens("abcde"), 2);
     assert_eq!(estimate_tokens("abcdef"), 3);
 }
+
+fn image(data: &str) -> Message {
+    Message::Image {
+        media_type: "image/png".into(),
+        data_base64: data.into(),
+    }
+}
+
+fn images_in(messages: &[Message]) -> Vec<&str> {
+    messages
+        .iter()
+        .filter_map(|m| match m {
+            Message::Image { data_base64, .. } => Some(data_base64.as_str()),
+            _ => None,
+        })
+        .collect()
+}
+
+#[test]
+fn only_the_latest_image_is_sent() {
+    let mut history = conversation(0, 100);
+    history.push(image("first"));
+    for n in 1..=3 {
+        history.push(call(n, "browser_click", json!({"ref": "@e1"})));
+        history.push(result(n, ok(n, 100), false));
+        history.push(image(&format!("shot{n}")));
+    }
+    let sent = for_request(&history, &CompactProfile::new(true));
+    assert_eq!(images_in(&sent), ["shot3"]);
+    assert!(matches!(sent.last(), Some(Message::Image { .. })));
+    assert_eq!(sent.len(), history.len() - 3);
+    // A refused call takes no new picture: the latest one stays.
+    history.push(call(4, "browser_click", json!({"ref": "@e99"})));
+    history.push(result(4, ok(3, 100), true));
+    let sent = for_request(&history, &CompactProfile::new(true));
+    assert_eq!(images_in(&sent), ["shot3"]);
+}
+
+#[test]
+fn images_are_neither_counted_nor_summarized() {
+    let huge = "A".repeat(1_000_000);
+    assert_eq!(tokens(&[image(&huge)]), 0);
+    let dropped = [
+        call(1, "browser_click", json!({"ref": "@e1"})),
+        image("between"),
+        result(1, ok(1, 10), false),
+        image("after"),
+    ];
+    assert_eq!(
+        summarize(&dropped),
+        "Previous actions:\n- browser_click(@e1): success"
+    );
+    // Past the budget, the goal (followed by its own picture) still takes
+    // the summary, and the latest picture survives the cut.
+    let mut history = vec![Message::User("Goal: cancel".into()), image("goal-shot")];
+    let big = "y".repeat(6_000);
+    for n in 1..=14 {
+        history.push(call(n, "browser_click", json!({"target": format!("e{n}")})));
+        history.push(result(n, big.clone(), false));
+        history.push(image(&format!("shot{n}")));
+    }
+    let sent = for_request(&history, &FullProfile::new(&[]));
+    let Message::User(head) = &sent[0] else {
+        panic!("{:?}", sent[0]);
+    };
+    assert!(
+        head.starts_with("Goal: cancel\n\nPrevious actions:\n- browser_click(e1): success"),
+        "{head}"
+    );
+    assert_eq!(images_in(&sent), ["shot14"]);
+    assert!(matches!(sent[1], Message::Assistant { .. }));
+}

@@ -6,6 +6,7 @@ pub mod compact;
 pub mod full;
 
 use std::future::Future;
+use std::path::PathBuf;
 use std::pin::Pin;
 
 use serde_json::Value;
@@ -53,6 +54,16 @@ pub enum Outcome<'a> {
     Done(&'a ToolOutput),
     Failed(&'a BrowserError),
     Refused(&'a Refusal),
+}
+
+/// What a look left for the model to see of the page.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum ModelScreenshot {
+    /// The PNG of the page as it is now.
+    Taken(PathBuf),
+    /// The screenshot failed: an older picture would show a page that is
+    /// no longer there, so none is sent until the next one.
+    Failed,
 }
 
 /// What [`ToolProfile::look`] hands back, boxed so the trait stays usable as
@@ -108,6 +119,14 @@ pub trait ToolProfile: Send {
     /// How an older message is resent once a later snapshot exists: `None`
     /// keeps it whole (seed 000's behaviour); compact shrinks old snapshots.
     fn superseded(&self, _content: &str) -> Option<String> {
+        None
+    }
+
+    /// The picture of the page the latest [`ToolProfile::look`] took for
+    /// the model, once: a second call gives `None` until the next look.
+    /// Only profiles that picture the page (compact under `--vision`) have
+    /// one; `None` otherwise.
+    fn take_screenshot_for_model(&mut self) -> Option<ModelScreenshot> {
         None
     }
 

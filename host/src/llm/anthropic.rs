@@ -95,7 +95,11 @@ fn format_messages(request: &Request) -> Vec<Value> {
     turns(&request.messages)
         .into_iter()
         .map(|turn| match turn {
-            Turn::User { results, texts } => {
+            Turn::User {
+                results,
+                images,
+                texts,
+            } => {
                 let results = results.into_iter().map(|reply| {
                     let mut block = json!({
                         "type": "tool_result",
@@ -107,8 +111,19 @@ fn format_messages(request: &Request) -> Vec<Value> {
                     }
                     block
                 });
+                let images = images.into_iter().map(|image| {
+                    json!({
+                        "type": "image",
+                        "source": {
+                            "type": "base64",
+                            "media_type": image.media_type,
+                            "data": image.data_base64,
+                        },
+                    })
+                });
                 let texts = texts.into_iter().map(|text| json!({"type": "text", "text": text}));
-                json!({"role": "user", "content": results.chain(texts).collect::<Vec<_>>()})
+                let content: Vec<Value> = results.chain(images).chain(texts).collect();
+                json!({"role": "user", "content": content})
             }
             Turn::Assistant { text, calls } => {
                 let text = text.map(|text| json!({"type": "text", "text": text}));
@@ -207,7 +222,7 @@ mod tests {
     use super::*;
     use crate::llm::Message;
     use crate::llm::conversation::NOT_EXECUTED;
-    use crate::llm::conversation::tests::{assistant, call, result};
+    use crate::llm::conversation::tests::{assistant, call, image, result};
 
     fn request(messages: Vec<Message>, tools: Vec<ToolSpec>) -> Request {
         Request {
@@ -346,5 +361,59 @@ mod tests {
         assert!(completion.tool_calls.is_empty());
         assert_eq!(completion.usage, Usage::default());
         assert!(parse_response(&json!({"type": "error"})).is_err());
+    }
+
+    #[test]
+    fn images_follow_the_tool_results_in_the_user_turn_table() {
+        let png = json!({"type": "image", "source": {"type": "base64", "media_type": "image/png", "data": "iVBORw0KGgo="}});
+        let cases: Vec<(&str, Vec<Message>, Value)> = vec![
+            (
+                "first page",
+                vec![Message::User("goal".into()), image("iVBORw0KGgo=")],
+                json!([{"role": "user", "content": [png.clone(), {"type": "text", "text": "goal"}]}]),
+            ),
+            (
+                "after a tool result",
+                vec![
+                    Message::User("goal".into()),
+                    assistant(None, vec![call("c1", "browser_click")]),
+                    result("c1", "clicked"),
+                    image("iVBORw0KGgo="),
+                ],
+                json!([
+                    {"role": "user", "content": [{"type": "text", "text": "goal"}]},
+                    {"role": "assistant", "content": [
+                        {"type": "tool_use", "id": "c1", "name": "browser_click", "input": {}},
+                    ]},
+                    {"role": "user", "content": [
+                        {"type": "tool_result", "tool_use_id": "c1", "content": "clicked"},
+                        png.clone(),
+                    ]},
+                ]),
+            ),
+            (
+                "ahead of its result, the result still leads",
+                vec![
+                    Message::User("goal".into()),
+                    assistant(None, vec![call("c1", "browser_click")]),
+                    image("iVBORw0KGgo="),
+                    result("c1", "clicked"),
+                ],
+                json!([
+                    {"role": "user", "content": [{"type": "text", "text": "goal"}]},
+                    {"role": "assistant", "content": [
+                        {"type": "tool_use", "id": "c1", "name": "browser_click", "input": {}},
+                    ]},
+                    {"role": "user", "content": [
+                        {"type": "tool_result", "tool_use_id": "c1", "content": "clicked"},
+                        png.clone(),
+                    ]},
+                ]),
+            ),
+        ];
+        for (name, messages, want) in cases {
+            let body = request_body("m", &request(messages, vec![])).unwrap();
+            assert_eq!(body["messages"], want, "{name}");
+        }
     }
 }

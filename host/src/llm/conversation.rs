@@ -22,9 +22,12 @@ const EMPTY_RESULT: &str = "(no output)";
 pub(crate) enum Turn<'a> {
     /// Results come first: Anthropic requires `tool_result` blocks to lead
     /// the user turn, and OpenAI requires `tool` messages to follow the
-    /// assistant directly.
+    /// assistant directly. Images come next, so the picture of the page sits
+    /// right by the result that describes it (and Anthropic advises images
+    /// before the text that refers to them).
     User {
         results: Vec<ToolReply<'a>>,
+        images: Vec<ImageRef<'a>>,
         texts: Vec<Cow<'a, str>>,
     },
     Assistant {
@@ -40,6 +43,12 @@ pub(crate) struct ToolReply<'a> {
     pub is_error: bool,
 }
 
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct ImageRef<'a> {
+    pub media_type: &'a str,
+    pub data_base64: &'a str,
+}
+
 pub(crate) fn turns(messages: &[Message]) -> Vec<Turn<'_>> {
     let mut builder = Builder::default();
     for message in messages {
@@ -53,6 +62,10 @@ pub(crate) fn turns(messages: &[Message]) -> Vec<Turn<'_>> {
                 content,
                 is_error,
             } => builder.tool_result(call_id, content, *is_error),
+            Message::Image {
+                media_type,
+                data_base64,
+            } => builder.image(media_type, data_base64),
         }
     }
     builder.finish()
@@ -64,6 +77,7 @@ struct Builder<'a> {
     /// The user turn being gathered; it joins `turns` when the next
     /// assistant message (or the end) arrives.
     results: Vec<ToolReply<'a>>,
+    images: Vec<ImageRef<'a>>,
     texts: Vec<Cow<'a, str>>,
     /// Calls of the latest assistant turn, in order, still owed a result.
     pending: Vec<&'a str>,
@@ -74,6 +88,16 @@ impl<'a> Builder<'a> {
     fn user_text(&mut self, text: Cow<'a, str>) {
         if !text.trim().is_empty() {
             self.texts.push(text);
+        }
+    }
+
+    fn image(&mut self, media_type: &'a str, data_base64: &'a str) {
+        // An empty image is refused by both APIs and shows nothing anyway.
+        if !data_base64.is_empty() {
+            self.images.push(ImageRef {
+                media_type,
+                data_base64,
+            });
         }
     }
 
@@ -149,11 +173,12 @@ impl<'a> Builder<'a> {
         }
         self.results
             .sort_by_key(|reply| pending.iter().position(|id| *id == reply.call_id));
-        if self.results.is_empty() && self.texts.is_empty() {
+        if self.results.is_empty() && self.images.is_empty() && self.texts.is_empty() {
             return;
         }
         self.turns.push(Turn::User {
             results: std::mem::take(&mut self.results),
+            images: std::mem::take(&mut self.images),
             texts: std::mem::take(&mut self.texts),
         });
     }
@@ -190,13 +215,26 @@ pub(crate) mod tests {
         }
     }
 
-    /// A compact picture of the turns: `U[r:id,...|text,...]` and `A[text|id,...]`.
+    pub(crate) fn image(data: &str) -> Message {
+        Message::Image {
+            media_type: "image/png".to_owned(),
+            data_base64: data.to_owned(),
+        }
+    }
+
+    /// A compact picture of the turns: `U[id=result,...|text,...]` (with
+    /// `|img:data,...` before the texts when there are images) and
+    /// `A[text|id,...]`.
     fn picture(messages: &[Message]) -> Vec<String> {
         turns(messages)
             .iter()
             .map(|turn| match turn {
-                Turn::User { results, texts } => format!(
-                    "U[{}|{}]",
+                Turn::User {
+                    results,
+                    images,
+                    texts,
+                } => format!(
+                    "U[{}{}|{}]",
                     results
                         .iter()
                         .map(|r| format!(
@@ -207,6 +245,10 @@ pub(crate) mod tests {
                         ))
                         .collect::<Vec<_>>()
                         .join(","),
+                    images
+                        .iter()
+                        .map(|i| format!("|img:{}", i.data_base64))
+                        .collect::<String>(),
                     texts.join(",")
                 ),
                 Turn::Assistant { text, calls } => format!(
@@ -346,5 +388,57 @@ pub(crate) mod tests {
             picture(&history),
             ["U[|goal,more]", "A[a\n\nb|c1]", "U[c1=(no output)|]"]
         );
+    }
+
+    #[test]
+    fn images_join_their_user_turn_after_the_results_table() {
+        let cases: Vec<(&str, Vec<Message>, Vec<&str>)> = vec![
+            (
+                "with the goal",
+                vec![Message::User("goal".into()), image("AAA")],
+                vec!["U[|img:AAA|goal]"],
+            ),
+            (
+                "after a result",
+                vec![
+                    Message::User("goal".into()),
+                    assistant(None, vec![call("c1", "click")]),
+                    result("c1", "page"),
+                    image("BBB"),
+                ],
+                vec!["U[|goal]", "A[|c1]", "U[c1=page|img:BBB|]"],
+            ),
+            (
+                "before its result, still after it",
+                vec![
+                    Message::User("goal".into()),
+                    assistant(None, vec![call("c1", "click")]),
+                    image("CCC"),
+                    result("c1", "page"),
+                ],
+                vec!["U[|goal]", "A[|c1]", "U[c1=page|img:CCC|]"],
+            ),
+            (
+                "unanswered call still answered first",
+                vec![
+                    Message::User("goal".into()),
+                    assistant(None, vec![call("c1", "click")]),
+                    image("DDD"),
+                ],
+                vec![
+                    "U[|goal]",
+                    "A[|c1]",
+                    "U[!c1=This tool call was not executed.|img:DDD|]",
+                ],
+            ),
+            (
+                "empty image vanishes",
+                vec![Message::User("goal".into()), image("")],
+                vec!["U[|goal]"],
+            ),
+        ];
+        for (name, history, want) in cases {
+            assert_eq!(picture(&history), want, "{name}");
+        }
     }
 }

@@ -99,16 +99,38 @@ pub fn format_tools(specs: &[ToolSpec]) -> Result<Vec<Value>, LlmError> {
         .collect())
 }
 
+/// Says what the image in a user message of its own is, since it arrives
+/// apart from the tool result it goes with.
+pub const SCREENSHOT_LABEL: &str = "Screenshot of the page:";
+
 fn format_messages(request: &Request) -> Vec<Value> {
     let mut out = Vec::new();
     for turn in turns(&request.messages) {
         match turn {
-            Turn::User { results, texts } => {
+            Turn::User {
+                results,
+                images,
+                texts,
+            } => {
                 // `tool` messages carry no error flag; the agent's result
                 // text already says when a call failed.
                 out.extend(results.into_iter().map(|reply| {
                     json!({"role": "tool", "tool_call_id": reply.call_id, "content": reply.content})
                 }));
+                // `tool` messages carry text only, so a picture goes in a
+                // user message of its own right after them.
+                if !images.is_empty() {
+                    let mut parts = vec![json!({"type": "text", "text": SCREENSHOT_LABEL})];
+                    parts.extend(images.into_iter().map(|image| {
+                        json!({
+                            "type": "image_url",
+                            "image_url": {
+                                "url": format!("data:{};base64,{}", image.media_type, image.data_base64),
+                            },
+                        })
+                    }));
+                    out.push(json!({"role": "user", "content": parts}));
+                }
                 out.extend(
                     texts
                         .into_iter()
@@ -236,7 +258,7 @@ mod tests {
     use super::*;
     use crate::llm::Message;
     use crate::llm::conversation::NOT_EXECUTED;
-    use crate::llm::conversation::tests::{assistant, call, result};
+    use crate::llm::conversation::tests::{assistant, call, image, result};
 
     fn request(messages: Vec<Message>, tools: Vec<ToolSpec>) -> Request {
         Request {
@@ -389,5 +411,45 @@ mod tests {
         assert_eq!(completion.usage, Usage::default());
         assert!(parse_response(&json!({"choices": []})).is_err());
         assert!(parse_response(&json!({"error": "x"})).is_err());
+    }
+
+    #[test]
+    fn images_go_in_a_user_message_after_the_tool_messages_table() {
+        let picture = json!({"role": "user", "content": [
+            {"type": "text", "text": "Screenshot of the page:"},
+            {"type": "image_url", "image_url": {"url": "data:image/png;base64,iVBORw0KGgo="}},
+        ]});
+        let cases: Vec<(&str, Vec<Message>, Value)> = vec![
+            (
+                "first page",
+                vec![Message::User("goal".into()), image("iVBORw0KGgo=")],
+                json!([picture.clone(), {"role": "user", "content": "goal"}]),
+            ),
+            (
+                "after a tool result, unanswered calls included",
+                vec![
+                    Message::User("goal".into()),
+                    assistant(None, vec![call("c1", "browser_click"), call("c9", "extra")]),
+                    result("c1", "clicked"),
+                    image("iVBORw0KGgo="),
+                ],
+                json!([
+                    {"role": "user", "content": "goal"},
+                    {"role": "assistant", "content": null, "tool_calls": [
+                        {"id": "c1", "type": "function", "function": {"name": "browser_click", "arguments": "{}"}},
+                        {"id": "c9", "type": "function", "function": {"name": "extra", "arguments": "{}"}},
+                    ]},
+                    {"role": "tool", "tool_call_id": "c1", "content": "clicked"},
+                    {"role": "tool", "tool_call_id": "c9", "content": NOT_EXECUTED},
+                    picture.clone(),
+                ]),
+            ),
+        ];
+        for (name, messages, want) in cases {
+            let mut req = request(messages, vec![]);
+            req.system.clear();
+            let body = request_body(ProviderKind::OpenAi, "gpt-4o", &req).unwrap();
+            assert_eq!(body["messages"], want, "{name}");
+        }
     }
 }

@@ -18,7 +18,7 @@ use std::path::PathBuf;
 
 use serde_json::{Value, json};
 
-use super::{BrowserAction, Look, Outcome, Refusal, ToolProfile, describe};
+use super::{BrowserAction, Look, ModelScreenshot, Outcome, Refusal, ToolProfile, describe};
 use crate::browser::{Browser, BrowserError, ToolOutput, parse_snapshot};
 use crate::llm::ToolSpec;
 use crate::page::{Element, Snapshot};
@@ -49,6 +49,9 @@ pub struct CompactProfile {
     /// Set by `get_snapshot(viewport_only=false)` for the next view only.
     wide: Cell<bool>,
     screenshot: Option<PathBuf>,
+    /// The latest look's picture until the agent takes it for the model;
+    /// kept apart from `screenshot`, which every view of the page still names.
+    for_model: Option<ModelScreenshot>,
     shots: u32,
 }
 
@@ -225,6 +228,10 @@ impl ToolProfile for CompactProfile {
                         None
                     }
                 };
+                self.for_model = Some(match &self.screenshot {
+                    Some(path) => ModelScreenshot::Taken(path.clone()),
+                    None => ModelScreenshot::Failed,
+                });
             }
             Ok::<_, BrowserError>(snapshot)
         })
@@ -361,6 +368,10 @@ impl ToolProfile for CompactProfile {
 
     fn superseded(&self, content: &str) -> Option<String> {
         shrink_snapshot(content)
+    }
+
+    fn take_screenshot_for_model(&mut self) -> Option<ModelScreenshot> {
+        self.for_model.take()
     }
 
     fn offline_call(
