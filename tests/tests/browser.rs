@@ -232,7 +232,11 @@ async fn a_page_without_title_is_reported_not_guessed() {
     match browser.snapshot().await {
         Err(BrowserError::SnapshotValidation { missing, present }) => {
             assert_eq!(missing, ["the page title"]);
-            assert_eq!(present, ["Page", "Snapshot"]);
+            // The server adds `### Events` when the page logged to the
+            // console (a favicon 404, say); that varies from run to run.
+            for section in ["Page", "Snapshot"] {
+                assert!(present.iter().any(|p| p == section), "{present:?}");
+            }
         }
         other => panic!("{other:?}"),
     }
