@@ -124,6 +124,48 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         "verify, empty page   median of {CALL_RUNS}: {:?} (the boundary's floor)",
         median(floor)
     );
+    let parts = [
+        (
+            "content, no elements",
+            Snapshot {
+                elements: Vec::new(),
+                ..snapshot.clone()
+            },
+        ),
+        (
+            "elements, no content",
+            Snapshot {
+                content: String::new(),
+                ..snapshot.clone()
+            },
+        ),
+    ];
+    for (what, part) in &parts {
+        let mut times = Vec::with_capacity(CALL_RUNS);
+        for _ in 0..CALL_RUNS {
+            let started = Instant::now();
+            std::hint::black_box(plugin.verify(part)?);
+            times.push(started.elapsed());
+        }
+        println!(
+            "verify, {what:<20} median of {CALL_RUNS}: {:?}",
+            median(times)
+        );
+    }
+    let look = ToolCallView {
+        action: "browser_snapshot".into(),
+        ..ToolCallView::default()
+    };
+    let mut marshal = Vec::with_capacity(CALL_RUNS);
+    for _ in 0..CALL_RUNS {
+        let started = Instant::now();
+        std::hint::black_box(plugin.checkpoint(&look, &snapshot)?);
+        marshal.push(started.elapsed());
+    }
+    println!(
+        "checkpoint, read-only action (marshalling only) median of {CALL_RUNS}: {:?}",
+        median(marshal)
+    );
     let big = big_snapshot();
     let mut on_big = Vec::with_capacity(BIG_RUNS);
     for _ in 0..BIG_RUNS {

@@ -44,6 +44,64 @@ pub fn url_contains_any<S: AsRef<str>>(snapshot: &Snapshot, needles: &[S]) -> bo
     contains_any(&snapshot.url, needles)
 }
 
+/// A page's text folded to ASCII lower case once, for predicates that check
+/// many words: each check is then a plain substring search, not a fold per
+/// check. Element names are matched in place, without copies.
+#[derive(Debug, Clone)]
+pub struct FoldedPage<'a> {
+    pub url: String,
+    pub title: String,
+    pub content: String,
+    elements: &'a [Element],
+}
+
+impl<'a> FoldedPage<'a> {
+    pub fn of(snapshot: &'a Snapshot) -> Self {
+        Self {
+            url: snapshot.url.to_ascii_lowercase(),
+            title: snapshot.title.to_ascii_lowercase(),
+            content: snapshot.content.to_ascii_lowercase(),
+            elements: &snapshot.elements,
+        }
+    }
+
+    pub fn url_has_any<S: AsRef<str>>(&self, needles: &[S]) -> bool {
+        has_any(&self.url, needles)
+    }
+
+    pub fn title_has_any<S: AsRef<str>>(&self, needles: &[S]) -> bool {
+        has_any(&self.title, needles)
+    }
+
+    pub fn content_has_any<S: AsRef<str>>(&self, needles: &[S]) -> bool {
+        has_any(&self.content, needles)
+    }
+
+    /// The name of the first element whose role is one of `roles` (any role
+    /// when empty) and whose name contains any of `needles`, ignoring case.
+    pub fn element_named<S: AsRef<str>>(&self, roles: &[&str], needles: &[S]) -> Option<&'a str> {
+        self.elements
+            .iter()
+            .find(|e| {
+                (roles.is_empty() || roles.contains(&e.role.as_str()))
+                    && contains_any(&e.name, needles)
+            })
+            .map(|e| e.name.as_str())
+    }
+}
+
+/// `folded` holds no ASCII capitals; a needle that does is folded first.
+fn has_any<S: AsRef<str>>(folded: &str, needles: &[S]) -> bool {
+    needles.iter().any(|n| {
+        let n = n.as_ref();
+        if n.bytes().any(|b| b.is_ascii_uppercase()) {
+            folded.contains(&n.to_ascii_lowercase())
+        } else {
+            folded.contains(n)
+        }
+    })
+}
+
 /// Glob match of a URL against a pattern where `*` stands for any run of
 /// characters (`"*/login*"`). Case-insensitive.
 pub fn url_matches(url: &str, pattern: &str) -> bool {
@@ -126,6 +184,31 @@ mod tests {
                 "{haystack:?} ~ {needle:?}"
             );
         }
+    }
+
+    #[test]
+    fn folded_page_matches_like_contains_any() {
+        let snap = Snapshot {
+            url: "https://www.Netflix.com/CancelPlan".into(),
+            title: "Membership Cancelled".into(),
+            content: "Your membership ENDS on 12 June".into(),
+            elements: vec![
+                Element::new("button", "Restart Membership"),
+                Element::new("link", "Help"),
+            ],
+            ..Snapshot::default()
+        };
+        let page = FoldedPage::of(&snap);
+        assert!(page.url_has_any(&["/cancelplan"]));
+        assert!(page.title_has_any(&["CANCELLED"]));
+        assert!(page.content_has_any(&["membership ends"]));
+        assert!(!page.content_has_any(&["finish"]));
+        assert_eq!(
+            page.element_named(&["button"], &["restart"]),
+            Some("Restart Membership")
+        );
+        assert_eq!(page.element_named(&["link"], &["restart"]), None);
+        assert_eq!(page.element_named(&[], &["HELP"]), Some("Help"));
     }
 
     #[test]

@@ -123,6 +123,14 @@ async fn main() -> anyhow::Result<()> {
         ms(wall.saturating_sub(in_turns))
     );
     println!(
+        "    process start to run start (plugins compiled on a cold cache, Playwright MCP started): {:.0} ms",
+        ms(median(totals.startup))
+    );
+    println!(
+        "    run start to first model request (Chromium launched, first page, snapshot): {:.0} ms",
+        ms(median(totals.browser_start))
+    );
+    println!(
         "  in turns:                          {:.0} ms",
         ms(in_turns)
     );
@@ -137,6 +145,10 @@ async fn main() -> anyhow::Result<()> {
     println!(
         "    human (piped `y`):               {:.1} ms",
         ms(median(totals.human))
+    );
+    println!(
+        "  last event to exit (browser_close, server and Chromium stopped): {:.0} ms",
+        ms(median(totals.shutdown))
     );
     let host = totals.host_per_turn.clone();
     println!(

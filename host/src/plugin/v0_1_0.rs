@@ -133,13 +133,41 @@ fn element(e: &page::Element) -> wit::Element {
     }
 }
 
+/// Roles sent even without a name: predicates ask "is there a dialog?".
+const STRUCTURAL_ROLES: &[&str] = &[
+    "alert",
+    "alertdialog",
+    "banner",
+    "dialog",
+    "form",
+    "heading",
+    "main",
+    "navigation",
+    "region",
+];
+
+/// Every string crosses into the guest with an allocation of its own, which
+/// is most of a call's cost; nameless containers (generic, paragraph,
+/// unnamed links) tell a predicate nothing that `content` does not.
+fn worth_sending(e: &page::Element) -> bool {
+    !e.name.is_empty()
+        || !e.states.is_empty()
+        || e.level.is_some()
+        || STRUCTURAL_ROLES.contains(&e.role.as_str())
+}
+
 fn to_wit(s: &page::Snapshot) -> wit::Snapshot {
     wit::Snapshot {
         url: s.url.clone(),
         title: s.title.clone(),
         content: s.content.clone(),
         screenshot_path: s.screenshot_path.as_ref().map(|p| p.display().to_string()),
-        elements: s.elements.iter().map(element).collect(),
+        elements: s
+            .elements
+            .iter()
+            .filter(|e| worth_sending(e))
+            .map(element)
+            .collect(),
     }
 }
 

@@ -131,37 +131,42 @@ impl Service for Netflix {
                 target.role, target.name
             ));
         }
-        if url_contains_any(snapshot, CONFIRM_URL_PARTS) {
+        let page = FoldedPage::of(snapshot);
+        if page.url_has_any(CONFIRM_URL_PARTS) {
             return Some("This is Netflix's confirmation page".into());
         }
-        if title_contains_any(snapshot, &["finish cancellation"])
-            || has_element(snapshot, "button", &["finish cancel"])
+        if page.title_has_any(&["finish cancellation"])
+            || page
+                .element_named(&["button"], &["finish cancel"])
+                .is_some()
         {
             return Some("This page can finish the cancellation".into());
         }
-        if contains_ignore_case(&snapshot.content, "finish")
-            && contains_ignore_case(&snapshot.content, "cancel")
-        {
+        if page.content_has_any(&["finish"]) && page.content_has_any(&["cancel"]) {
             return Some("This page mentions finishing the cancellation".into());
         }
         None
     }
 
     fn verify(&self, snapshot: &Snapshot) -> Verdict {
-        if let Some(reason) = failure_indicator(snapshot) {
+        // Folded once: verify runs on every success claim and each check
+        // below would otherwise fold the page again.
+        let page = FoldedPage::of(snapshot);
+        if let Some(reason) = failure_indicator(snapshot, &page) {
             return Verdict::Failure(reason);
         }
-        let succeeded = title_contains_any(snapshot, SUCCESS_TITLE_WORDS)
-            || content_contains_any(snapshot, SUCCESS_CONTENT_WORDS)
-            || url_contains_any(snapshot, SUCCESS_URL_PARTS)
-            || has_element(snapshot, "heading", SUCCESS_TITLE_WORDS)
-            || snapshot.elements.iter().any(|e| {
-                matches!(e.role.as_str(), "button" | "link") && contains_any(&e.name, RESTART_NAMES)
-            });
-        let still_cancelling = snapshot.elements.iter().any(|e| {
-            matches!(e.role.as_str(), "button" | "link")
-                && contains_any(&e.name, PENDING_CANCEL_NAMES)
-        });
+        let succeeded = page.title_has_any(SUCCESS_TITLE_WORDS)
+            || page.content_has_any(SUCCESS_CONTENT_WORDS)
+            || page.url_has_any(SUCCESS_URL_PARTS)
+            || page
+                .element_named(&["heading"], SUCCESS_TITLE_WORDS)
+                .is_some()
+            || page
+                .element_named(&["button", "link"], RESTART_NAMES)
+                .is_some();
+        let still_cancelling = page
+            .element_named(&["button", "link"], PENDING_CANCEL_NAMES)
+            .is_some();
         if succeeded && !still_cancelling {
             Verdict::Success
         } else {
@@ -198,27 +203,21 @@ impl Service for Netflix {
     }
 }
 
-fn failure_indicator(snapshot: &Snapshot) -> Option<String> {
-    if contains_ignore_case(&snapshot.url, "error") {
+fn failure_indicator(snapshot: &Snapshot, page: &FoldedPage) -> Option<String> {
+    if page.url_has_any(&["error"]) {
         return Some(format!("the page is an error page ({})", snapshot.url));
     }
     if let Some(word) = FAILURE_CONTENT_WORDS
         .iter()
-        .find(|w| contains_ignore_case(&snapshot.content, w))
+        .find(|w| page.content_has_any(&[w]))
     {
         return Some(format!("the page says \"{word}\""));
     }
-    if contains_ignore_case(&snapshot.url, "/login")
-        && contains_ignore_case(&snapshot.url, "netflix.com")
-    {
+    if page.url_has_any(&["/login"]) && page.url_has_any(&["netflix.com"]) {
         return Some("Netflix signed the session out".into());
     }
-    if let Some(e) = snapshot
-        .elements
-        .iter()
-        .find(|e| contains_any(&e.name, FAILURE_ELEMENT_WORDS))
-    {
-        return Some(format!("the page says \"{}\"", e.name));
+    if let Some(name) = page.element_named(&[], FAILURE_ELEMENT_WORDS) {
+        return Some(format!("the page says \"{name}\""));
     }
     None
 }
