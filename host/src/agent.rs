@@ -606,6 +606,18 @@ pub fn origin_of(url: &str) -> Option<String> {
     }
 }
 
+/// Runs `work`, adding the time it took to `clock`: how a turn's time is
+/// split between the model, the browser, the human and the host.
+async fn timed<T>(
+    clock: &mut std::time::Duration,
+    work: impl std::future::Future<Output = T>,
+) -> T {
+    let started = Instant::now();
+    let out = work.await;
+    *clock += started.elapsed();
+    out
+}
+
 fn millis(since: Instant) -> u64 {
     u64::try_from(since.elapsed().as_millis()).unwrap_or(u64::MAX)
 }

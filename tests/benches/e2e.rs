@@ -10,7 +10,7 @@ use std::time::{Duration, Instant};
 use subterminator::demo::{PracticeSite, SiteOptions};
 use subterminator_tests::e2e;
 use subterminator_tests::model_server::ModelServer;
-use subterminator_tests::scripted::canceller;
+use subterminator_tests::scripted::{cancel_netflix, canceller};
 
 const RUNS: usize = 5;
 
@@ -47,21 +47,7 @@ async fn main() -> anyhow::Result<()> {
         let site = PracticeSite::serve(SiteOptions::default()).await?;
         let model = ModelServer::start(canceller).await?;
         let home = tempfile::tempdir()?;
-        let mut command = e2e::command(home.path());
-        command
-            .args([
-                "cancel",
-                "netflix",
-                "--start-url",
-                &site.url(),
-                "--tools",
-                "full",
-                "--headless",
-                "--isolated",
-            ])
-            .args(["--model", "claude-opus-4-6"])
-            .env("ANTHROPIC_API_KEY", "sk-bench")
-            .env("ANTHROPIC_BASE_URL", model.anthropic_base_url());
+        let command = cancel_netflix(home.path(), &site.url(), &model, "full");
         let started = Instant::now();
         let started_at = chrono::Utc::now().timestamp_micros();
         let out = e2e::run(command, "y\n").await?;

@@ -14,10 +14,10 @@ use subterminator::agent::profile::ToolProfile;
 use subterminator::browser::{Browser, BrowserOptions, Profile, parse_tree};
 use subterminator::demo::{PracticeSite, SiteOptions};
 use subterminator::page::Snapshot;
-use subterminator_tests::compact_script::{compact_canceller, snapshot_in};
+use subterminator_tests::compact_script::snapshot_in;
 use subterminator_tests::e2e;
 use subterminator_tests::model_server::{ModelServer, RecordedRequest};
-use subterminator_tests::scripted::canceller;
+use subterminator_tests::scripted::{cancel_netflix, canceller_for};
 use subterminator_tests::site::{Site, site_dir};
 
 fn count(text: &str) -> usize {
@@ -46,25 +46,9 @@ struct Run {
 
 async fn cancellation(tools: &str) -> Run {
     let site = PracticeSite::serve(SiteOptions::default()).await.unwrap();
-    let model = if tools == "compact" {
-        ModelServer::start(compact_canceller).await.unwrap()
-    } else {
-        ModelServer::start(canceller).await.unwrap()
-    };
+    let model = ModelServer::start(canceller_for(tools)).await.unwrap();
     let home = tempfile::tempdir().unwrap();
-    let mut command = e2e::command(home.path());
-    command
-        .args([
-            "cancel",
-            "netflix",
-            "--start-url",
-            &site.url(),
-            "--tools",
-            tools,
-        ])
-        .args(["--headless", "--isolated", "--model", "claude-opus-4-6"])
-        .env("ANTHROPIC_API_KEY", "sk-ant-bench")
-        .env("ANTHROPIC_BASE_URL", model.anthropic_base_url());
+    let command = cancel_netflix(home.path(), &site.url(), &model, tools);
     let out = e2e::run(command, "y\n").await.unwrap();
     assert_eq!(out.status.code(), Some(0), "{tools}: {}", e2e::text(&out));
     let requests = model.requests();

@@ -51,3 +51,33 @@ pub fn canceller(request: &RecordedRequest) -> Reply {
         .find_map(|name| click(&page, name))
         .unwrap_or_else(|| Reply::text("I do not know what to do on this page."))
 }
+
+/// The key the scripted runs send; never a real one.
+pub const SCRIPTED_ANTHROPIC_KEY: &str = "sk-ant-scripted-run";
+
+/// The scripted canceller for a tool profile, `compact` or `full`.
+pub fn canceller_for(tools: &str) -> fn(&RecordedRequest) -> Reply {
+    if tools == "compact" {
+        crate::compact_script::compact_canceller
+    } else {
+        canceller
+    }
+}
+
+/// `cancel netflix` against the practice site at `site` as a local copy,
+/// with `--tools tools`, headless on a throwaway profile, driven by `model`
+/// in Anthropic's format.
+pub fn cancel_netflix(
+    home: &std::path::Path,
+    site: &str,
+    model: &crate::model_server::ModelServer,
+    tools: &str,
+) -> tokio::process::Command {
+    let mut command = crate::e2e::command(home);
+    command
+        .args(["cancel", "netflix", "--start-url", site, "--tools", tools])
+        .args(["--headless", "--isolated", "--model", "claude-opus-4-6"])
+        .env("ANTHROPIC_API_KEY", SCRIPTED_ANTHROPIC_KEY)
+        .env("ANTHROPIC_BASE_URL", model.anthropic_base_url());
+    command
+}

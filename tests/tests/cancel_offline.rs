@@ -204,8 +204,8 @@ async fn demo_reaches_a_verified_success_offline() {
     let said = e2e::text(&out);
     assert_eq!(out.status.code(), Some(0), "{said}");
     assert!(
-        said.contains("offline policy")
-            || said.contains("✓ StreamFlix (practice site) cancellation completed successfully"),
+        said.contains("Driven by: offline policy")
+            && said.contains("✓ StreamFlix (practice site) cancellation completed successfully"),
         "{said}"
     );
     let result = e2e::last_result(home.path()).unwrap();

@@ -15,10 +15,8 @@ use subterminator::page::Snapshot;
 use subterminator_tests::compact_script::{compact_canceller, find, snapshot_in};
 use subterminator_tests::e2e;
 use subterminator_tests::model_server::{ModelServer, RecordedRequest};
-use subterminator_tests::scripted::canceller;
+use subterminator_tests::scripted::{cancel_netflix, canceller_for};
 use subterminator_tests::site::{Site, site_dir};
-
-const KEY: &str = "sk-ant-e2e-compact";
 
 /// What the agent does with one call, without the agent: translate,
 /// refuse or run, look again, report.
@@ -207,43 +205,15 @@ async fn scrolling_moves_the_viewport_and_the_refs() {
     h.browser.shutdown().await.unwrap();
 }
 
-fn cancel(
-    home: &std::path::Path,
-    site: &str,
-    model: &ModelServer,
-    tools: &str,
-) -> tokio::process::Command {
-    let mut command = e2e::command(home);
-    command
-        .args([
-            "cancel",
-            "netflix",
-            "--start-url",
-            site,
-            "--tools",
-            tools,
-            "--headless",
-            "--isolated",
-        ])
-        .args(["--model", "claude-opus-4-6"])
-        .env("ANTHROPIC_API_KEY", KEY)
-        .env("ANTHROPIC_BASE_URL", model.anthropic_base_url());
-    command
-}
-
 #[tokio::test(flavor = "multi_thread")]
 async fn the_scripted_cancellation_passes_in_both_profiles() {
     for tools in ["compact", "full"] {
         let site = PracticeSite::serve(SiteOptions::default()).await.unwrap();
-        let model = if tools == "compact" {
-            ModelServer::start(compact_canceller).await.unwrap()
-        } else {
-            ModelServer::start(canceller).await.unwrap()
-        };
+        let model = ModelServer::start(canceller_for(tools)).await.unwrap();
         let home = tempfile::tempdir().unwrap();
         // Feedback at the first checkpoint, then yes.
         let out = e2e::run(
-            cancel(home.path(), &site.url(), &model, tools),
+            cancel_netflix(home.path(), &site.url(), &model, tools),
             "not yet, look again\ny\n",
         )
         .await
@@ -322,7 +292,7 @@ async fn under_vision_every_request_carries_the_latest_screenshot() {
     let site = PracticeSite::serve(SiteOptions::default()).await.unwrap();
     let model = ModelServer::start(compact_canceller).await.unwrap();
     let home = tempfile::tempdir().unwrap();
-    let mut command = cancel(home.path(), &site.url(), &model, "compact");
+    let mut command = cancel_netflix(home.path(), &site.url(), &model, "compact");
     command.arg("--vision");
     let out = e2e::run(command, "y\n").await.unwrap();
     let said = e2e::text(&out);

@@ -35,7 +35,7 @@ pub fn estimate_tokens(text: &str) -> usize {
 
 /// The messages to send for `history`; its first message is the goal.
 pub fn for_request(history: &[Message], profile: &dyn ToolProfile) -> Vec<Message> {
-    let mut messages = shrink_old_snapshots(&latest_image_only(history), profile);
+    let mut messages = latest_in_full(history, profile);
     if tokens(&messages) <= HISTORY_TOKEN_BUDGET {
         return messages;
     }
@@ -71,46 +71,39 @@ pub fn for_request(history: &[Message], profile: &dyn ToolProfile) -> Vec<Messag
     goal
 }
 
-/// `history` without its images but the latest.
-fn latest_image_only(history: &[Message]) -> Vec<Message> {
-    let latest = history
+/// `history` as it is sent before any truncation, in one pass and one copy:
+/// images but the latest dropped, and every snapshot but the latest shrunk
+/// by the profile.
+fn latest_in_full(history: &[Message], profile: &dyn ToolProfile) -> Vec<Message> {
+    let latest_image = history
         .iter()
         .rposition(|m| matches!(m, Message::Image { .. }));
-    history
-        .iter()
-        .enumerate()
-        .filter(|&(i, m)| !matches!(m, Message::Image { .. }) || Some(i) == latest)
-        .map(|(_, m)| m.clone())
-        .collect()
-}
-
-/// Every message but the one with the latest snapshot, with its snapshot
-/// shrunk by the profile.
-fn shrink_old_snapshots(history: &[Message], profile: &dyn ToolProfile) -> Vec<Message> {
     let shrunk: Vec<Option<String>> = history
         .iter()
         .map(|m| text_of(m).and_then(|t| profile.superseded(t)))
         .collect();
-    let Some(latest) = shrunk.iter().rposition(Option::is_some) else {
-        return history.to_vec();
-    };
+    let latest_snapshot = shrunk.iter().rposition(Option::is_some);
     history
         .iter()
         .zip(shrunk)
         .enumerate()
-        .map(|(i, (message, small))| match (small, message) {
-            (Some(small), Message::User(_)) if i < latest => Message::User(small),
-            (
-                Some(small),
-                Message::ToolResult {
-                    call_id, is_error, ..
+        .filter(|(i, (m, _))| !matches!(m, Message::Image { .. }) || Some(*i) == latest_image)
+        .map(|(i, (message, small))| {
+            let old = latest_snapshot.is_some_and(|latest| i < latest);
+            match (small, message) {
+                (Some(small), Message::User(_)) if old => Message::User(small),
+                (
+                    Some(small),
+                    Message::ToolResult {
+                        call_id, is_error, ..
+                    },
+                ) if old => Message::ToolResult {
+                    call_id: call_id.clone(),
+                    content: small,
+                    is_error: *is_error,
                 },
-            ) if i < latest => Message::ToolResult {
-                call_id: call_id.clone(),
-                content: small,
-                is_error: *is_error,
-            },
-            _ => message.clone(),
+                _ => message.clone(),
+            }
         })
         .collect()
 }

@@ -7,7 +7,7 @@ use serde_json::{Value, json};
 use super::profile::{BrowserAction, Outcome, Refusal, describe};
 use super::virtual_tools::{self, COMPLETE_TASK, REQUEST_HUMAN_APPROVAL};
 use super::{
-    Agent, Event, MAX_AUTH_PAUSES, State, TaskReason, TaskResult, millis, origin_of, schema,
+    Agent, Event, MAX_AUTH_PAUSES, State, TaskReason, TaskResult, millis, origin_of, schema, timed,
 };
 use crate::approval::{self, Answer, ApprovalRequest, Decision};
 use crate::error::{Error, ErrorClass};
@@ -116,9 +116,11 @@ impl Agent<'_> {
             )
             .with_error(reason)));
         }
-        let t = Instant::now();
-        state.snapshot = self.profile.look(self.browser, None).await?;
-        state.timing.browser += t.elapsed();
+        state.snapshot = timed(
+            &mut state.timing.browser,
+            self.profile.look(self.browser, None),
+        )
+        .await?;
         let verdict = self.verify(&state.snapshot).await;
         let detail = match &verdict {
             Verdict::Success => String::new(),
@@ -292,19 +294,26 @@ impl Agent<'_> {
         let started = Instant::now();
         self.reporter.busy("Working in the browser…");
         let outcome = match &action.mcp_tool {
-            Some(mcp_tool) => Some(self.browser.call(mcp_tool, action.mcp_args.clone()).await),
+            Some(mcp_tool) => Some(
+                timed(
+                    &mut state.timing.browser,
+                    self.browser.call(mcp_tool, action.mcp_args.clone()),
+                )
+                .await,
+            ),
             None => None,
         };
-        state.timing.browser += started.elapsed();
         let (output, failure) = match outcome {
             Some(Ok(output)) => (Some(output), None),
             Some(Err(e)) if e.class() == ErrorClass::Failure => (None, Some(e)),
             Some(Err(e)) => return Err(e.into()),
             None => (None, None),
         };
-        let t = Instant::now();
-        state.snapshot = self.profile.look(self.browser, output.as_ref()).await?;
-        state.timing.browser += t.elapsed();
+        state.snapshot = timed(
+            &mut state.timing.browser,
+            self.profile.look(self.browser, output.as_ref()),
+        )
+        .await?;
         if let Some(ended) = self.watch_auth(state).await? {
             return Ok(end(ended));
         }
@@ -346,9 +355,7 @@ impl Agent<'_> {
             request: request.clone(),
         });
         self.reporter.prompt_approval(&request);
-        let t = Instant::now();
-        let line = self.console.read_line().await;
-        state.timing.human += t.elapsed();
+        let line = timed(&mut state.timing.human, self.console.read_line()).await;
         let answer = Answer::parse(line.as_deref());
         self.reporter.emit(Event::ApprovalAnswered {
             turn: state.turn,
@@ -360,9 +367,7 @@ impl Agent<'_> {
     /// A screenshot for the human; a failure only costs the picture.
     async fn screenshot(&mut self, state: &mut State) -> Option<std::path::PathBuf> {
         let path = self.reporter.record()?.next_screenshot();
-        let t = Instant::now();
-        let taken = self.browser.screenshot(&path).await;
-        state.timing.browser += t.elapsed();
+        let taken = timed(&mut state.timing.browser, self.browser.screenshot(&path)).await;
         match taken {
             Ok(path) => Some(path),
             Err(e) => {
@@ -417,16 +422,18 @@ impl Agent<'_> {
             state.auth_pauses += 1;
             self.reporter
                 .notice("Do it in the browser window, then press Enter here to continue.");
-            let t = Instant::now();
-            let answered = self.console.read_line().await;
-            state.timing.human += t.elapsed();
+            let answered = timed(&mut state.timing.human, self.console.read_line()).await;
             if answered.is_none() {
                 return Ok(Some(
                     TaskResult::new(false, false, TaskReason::AuthRequired, state.turn)
                         .with_error(format!("{} (no answer) {hint}", event.message)),
                 ));
             }
-            state.snapshot = self.profile.look(self.browser, None).await?;
+            state.snapshot = timed(
+                &mut state.timing.browser,
+                self.profile.look(self.browser, None),
+            )
+            .await?;
         }
     }
 }

@@ -22,8 +22,12 @@ pub const LOG_LINE_LIMIT_CHARS: usize = 2_000;
 /// Largest plugin component the host will read.
 pub const COMPONENT_SIZE_LIMIT_BYTES: u64 = 16 * 1024 * 1024;
 
-/// Epoch ticks that make up [`CALL_DEADLINE`].
+/// Epoch ticks to set as a call's deadline. The tick under way when the
+/// call starts is already partly spent, so one more is added: a call always
+/// gets its whole [`CALL_DEADLINE`] and is stopped less than one tick after.
 pub fn deadline_ticks() -> u64 {
-    let ticks = CALL_DEADLINE.as_millis() / EPOCH_TICK.as_millis().max(1);
-    u64::try_from(ticks).unwrap_or(u64::MAX).max(1)
+    let ticks = CALL_DEADLINE
+        .as_millis()
+        .div_ceil(EPOCH_TICK.as_millis().max(1));
+    u64::try_from(ticks).unwrap_or(u64::MAX).saturating_add(1)
 }
