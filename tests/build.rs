@@ -1,7 +1,31 @@
-//! Builds the abuse plugins under `tests/plugins/` to wasm components and
-//! tells the tests where they are.
+//! Builds the test plugins under `tests/plugins/` to wasm components and
+//! tells the tests where they are: one `SUBTERMINATOR_*_WASM` variable per
+//! plugin, read with `env!` at compile time.
 
 use std::path::PathBuf;
+
+/// Each test plugin's package, and the variable that gives the tests its
+/// `.wasm` path.
+const TEST_PLUGINS: &[(&str, &str)] = &[
+    // Tries every escape from the sandbox.
+    ("subterminator-plugin-abuse", "SUBTERMINATOR_ABUSE_WASM"),
+    // Speaks a made-up API 0.9.0: refused as unsupported.
+    (
+        "subterminator-plugin-future-api",
+        "SUBTERMINATOR_FUTURE_API_WASM",
+    ),
+    // Built straight from the frozen wit/v0.1.0, metadata only: loads, and
+    // the host's floor alone guards it.
+    (
+        "subterminator-plugin-meta-only-v0-1",
+        "SUBTERMINATOR_META_ONLY_V0_1_WASM",
+    ),
+    // API 0.2.0 from the SDK with no irreversible step: refused at load.
+    (
+        "subterminator-plugin-meta-only-v0-2",
+        "SUBTERMINATOR_META_ONLY_V0_2_WASM",
+    ),
+];
 
 fn main() {
     if let Err(message) = run() {
@@ -28,15 +52,8 @@ fn run() -> Result<(), String> {
         .map(PathBuf::from)
         .unwrap_or_else(|| workspace.join("target"))
         .join("wasm-plugins");
-    let wasm = subterminator_sdk::build::build_components(
-        &workspace,
-        &[
-            "subterminator-plugin-abuse",
-            "subterminator-plugin-future-api",
-        ],
-        &target_dir,
-    )?;
-    let vars = ["SUBTERMINATOR_ABUSE_WASM", "SUBTERMINATOR_FUTURE_API_WASM"];
+    let (packages, vars): (Vec<&str>, Vec<&str>) = TEST_PLUGINS.iter().copied().unzip();
+    let wasm = subterminator_sdk::build::build_components(&workspace, &packages, &target_dir)?;
     for (var, path) in vars.iter().zip(&wasm) {
         println!("cargo:rustc-env={var}={}", path.display());
     }

@@ -7,7 +7,7 @@ use std::path::Path;
 use std::time::{Duration, Instant};
 
 use subterminator::page::{Element, Snapshot};
-use subterminator::plugin::{ComponentCache, Plugin, Runtime, ToolCallView, bundled_component};
+use subterminator::plugin::{ComponentCache, Plugin, PluginEngine, ToolCallView, bundled_component};
 
 const LOAD_RUNS: usize = 7;
 const CALL_RUNS: usize = 20_000;
@@ -52,23 +52,23 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
 
     let mut cold = Vec::new();
     for _ in 0..LOAD_RUNS {
-        let runtime = Runtime::new()?;
+        let engine = PluginEngine::new()?;
         let started = Instant::now();
-        Plugin::load(&runtime, "netflix", wasm)?;
+        Plugin::load(&engine, "netflix", wasm)?;
         cold.push(started.elapsed());
     }
     let cache_dir = tempfile::tempdir()?;
-    let runtime = Runtime::with_cache(ComponentCache::open(cache_dir.path())?)?;
-    Plugin::load(&runtime, "netflix", wasm)?;
+    let engine = PluginEngine::with_cache(ComponentCache::open(cache_dir.path())?)?;
+    Plugin::load(&engine, "netflix", wasm)?;
     let mut cached = Vec::new();
     for _ in 0..LOAD_RUNS {
         let started = Instant::now();
-        Plugin::load(&runtime, "netflix", wasm)?;
+        Plugin::load(&engine, "netflix", wasm)?;
         cached.push(started.elapsed());
     }
 
     let snapshot = fixture_snapshot();
-    let mut plugin = Plugin::load(&runtime, "netflix", wasm)?;
+    let mut plugin = Plugin::load(&engine, "netflix", wasm)?;
     let call = ToolCallView {
         action: "browser_click".into(),
         arguments: serde_json::json!({"target": "e11", "element": "Cancel Membership"}),
@@ -76,6 +76,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
             .element("e11")
             .cloned()
             .or_else(|| Some(Element::default())),
+        facts: None,
     };
     let empty = Snapshot::default();
     let mut floor = Vec::with_capacity(CALL_RUNS);

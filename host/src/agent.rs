@@ -4,30 +4,44 @@
 //! fresh snapshot, watches for sign-in walls, and only believes "success"
 //! when the service plugin verifies it on the page.
 
+mod act;
+mod auth;
+mod driver;
 mod events;
 pub mod history;
+mod image;
+mod metrics;
 pub mod offline;
 pub mod profile;
+mod prompt;
+mod result;
 pub mod schema;
+mod state;
 mod step;
 mod virtual_tools;
 
-use std::path::Path;
 use std::time::Instant;
 
 use base64::Engine as _;
-use serde::Serialize;
 
+pub use driver::Driver;
 pub use events::{Event, Reporter};
+pub use image::MAX_MODEL_IMAGE_BYTES;
 pub use offline::OfflinePolicy;
 pub use profile::{ModelScreenshot, ToolProfile, compact::CompactProfile, full::FullProfile};
+pub use result::{TaskReason, TaskResult, Tokens};
 
 use crate::approval::Console;
 use crate::browser::Browser;
-use crate::error::{Error, ErrorClass};
-use crate::llm::{Completion, Message, Provider, Request, ToolCall, Usage};
-use crate::page::Snapshot;
+use crate::browser::guard::{GuardRules, NetworkGuard};
+use crate::error::Error;
+use crate::llm::{Completion, Message, Request, ToolCall};
+use crate::page::{Snapshot, origin_of};
 use crate::plugin::{self, ServiceEntry, Verdict};
+use crate::safety;
+use image::{SCREENSHOT_MEDIA_TYPE, read_image};
+use metrics::{request_chars, request_images};
+use state::{State, Timing, millis};
 
 /// Turns one run may take unless told otherwise (seed 000 §2.4).
 pub const DEFAULT_MAX_TURNS: u32 = 20;
@@ -38,130 +52,8 @@ pub const MAX_REPLY_TOKENS: u32 = 1024;
 /// How many sign-in pauses one run allows before it gives up.
 pub const MAX_AUTH_PAUSES: u32 = 3;
 
-/// Largest screenshot sent to the model, in bytes of PNG: both APIs refuse
-/// images much past a few MiB (Anthropic: 5 MB once base64-encoded), and a
-/// bigger one would mostly be cost.
-pub const MAX_MODEL_IMAGE_BYTES: u64 = 2 * 1024 * 1024;
-
-/// What the profiles' screenshots are.
-const SCREENSHOT_MEDIA_TYPE: &str = "image/png";
-
 /// Said to the model when it answers without calling a tool.
 pub const NUDGE: &str = "Call a tool or complete_task.";
-
-/// Why a run ended (seed 000 §5.1, plus what this host adds).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
-#[serde(rename_all = "snake_case")]
-pub enum TaskReason {
-    Completed,
-    HumanRejected,
-    MaxTurnsExceeded,
-    LlmNoAction,
-    LlmError,
-    McpError,
-    VerificationFailed,
-    AuthRequired,
-    Interrupted,
-    DryRun,
-}
-
-impl std::fmt::Display for TaskReason {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        let text = serde_json::to_value(self)
-            .ok()
-            .and_then(|v| v.as_str().map(str::to_owned))
-            .unwrap_or_default();
-        f.write_str(&text)
-    }
-}
-
-#[derive(Debug, Clone, Serialize)]
-pub struct TaskResult {
-    pub success: bool,
-    pub verified: bool,
-    pub reason: TaskReason,
-    pub turns: u32,
-    pub final_url: Option<String>,
-    pub error: Option<String>,
-    pub usage: Tokens,
-    pub exit_code: u8,
-}
-
-impl TaskResult {
-    fn new(success: bool, verified: bool, reason: TaskReason, turns: u32) -> Self {
-        let exit_code = match reason {
-            _ if success => 0,
-            TaskReason::DryRun => 0,
-            TaskReason::Interrupted => ErrorClass::Interrupted.exit_code(),
-            _ => ErrorClass::Failure.exit_code(),
-        };
-        Self {
-            success,
-            verified,
-            reason,
-            turns,
-            final_url: None,
-            error: None,
-            usage: Tokens::default(),
-            exit_code,
-        }
-    }
-
-    fn with_error(mut self, error: impl Into<String>) -> Self {
-        self.error = Some(error.into());
-        self
-    }
-
-    /// A run cut short by an error the loop cannot hand to the model.
-    pub fn from_error(error: &Error, turns: u32) -> Self {
-        let reason = match error {
-            Error::Llm(_) => TaskReason::LlmError,
-            Error::Interrupted => TaskReason::Interrupted,
-            _ => TaskReason::McpError,
-        };
-        let mut result = Self::new(false, false, reason, turns).with_error(error.to_string());
-        result.exit_code = error.class().exit_code();
-        result
-    }
-}
-
-/// Tokens a run used, as the providers counted them.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize)]
-pub struct Tokens {
-    pub input: u64,
-    pub output: u64,
-}
-
-impl Tokens {
-    fn add(&mut self, other: Tokens) {
-        self.input += other.input;
-        self.output += other.output;
-    }
-}
-
-impl From<Usage> for Tokens {
-    fn from(u: Usage) -> Self {
-        Self {
-            input: u.input_tokens,
-            output: u.output_tokens,
-        }
-    }
-}
-
-/// Who decides each turn.
-pub enum Driver {
-    Model(Box<dyn Provider>),
-    Offline(OfflinePolicy),
-}
-
-impl Driver {
-    pub fn label(&self) -> String {
-        match self {
-            Driver::Model(p) => format!("{} ({})", p.model(), p.name()),
-            Driver::Offline(_) => "offline policy (no model)".into(),
-        }
-    }
-}
 
 #[derive(Debug, Clone)]
 pub struct RunOptions {
@@ -188,38 +80,11 @@ pub struct Agent<'a> {
     pub options: RunOptions,
 }
 
-/// Where one turn's time went; the rest is the host's own overhead.
-#[derive(Debug, Default, Clone, Copy)]
-struct Timing {
-    model: std::time::Duration,
-    browser: std::time::Duration,
-    human: std::time::Duration,
-}
-
-/// The loop's state between turns.
-struct State {
-    timing: Timing,
-    snapshot: Snapshot,
-    history: Vec<Message>,
-    usage: Tokens,
-    turn: u32,
-    allowed_origins: Vec<String>,
-    auth_pauses: u32,
-}
-
 impl Agent<'_> {
     /// Runs to the end. Errors the model cannot be told about (the model or
     /// the browser gone) still end in a [`TaskResult`] with the right exit code.
     pub async fn run(mut self) -> TaskResult {
-        let mut state = State {
-            timing: Timing::default(),
-            snapshot: Snapshot::default(),
-            history: Vec::new(),
-            usage: Tokens::default(),
-            turn: 0,
-            allowed_origins: self.allowed_origins(),
-            auth_pauses: 0,
-        };
+        let mut state = State::new(self.allowed_origins());
         self.reporter.emit(Event::RunStarted {
             service: self.service.metadata.id.clone(),
             display_name: self.service.metadata.display_name.clone(),
@@ -247,6 +112,22 @@ impl Agent<'_> {
         result
     }
 
+    /// What the network guard stops: the plugin's commit patterns always,
+    /// and, while an unapproved action runs, posts and navigations to the
+    /// service's own sites.
+    fn guard_rules(&self, state: &State) -> GuardRules {
+        let m = &self.service.metadata;
+        GuardRules {
+            origins: state.allowed_origins.clone(),
+            commit_requests: m
+                .commit_requests
+                .iter()
+                .map(|r| (r.method.clone(), r.url_pattern.clone()))
+                .collect(),
+            commit_urls: m.commit_url_patterns.clone(),
+        }
+    }
+
     fn allowed_origins(&self) -> Vec<String> {
         let mut origins: Vec<String> = self
             .service
@@ -265,6 +146,9 @@ impl Agent<'_> {
 
     async fn run_loop(&mut self, state: &mut State) -> Result<TaskResult, Error> {
         self.reporter.busy("Opening the browser…");
+        if self.options.checkpoints {
+            state.guard = Some(NetworkGuard::install(self.browser, &self.guard_rules(state)).await?);
+        }
         self.browser.navigate(&self.options.start_url).await?;
         state.snapshot = self.profile.look(self.browser, None).await?;
         if let Some(ended) = self.watch_auth(state).await? {
@@ -276,7 +160,7 @@ impl Agent<'_> {
             self.service.metadata.goal
         )));
         self.attach_screenshot(state).await;
-        let system = self.system_prompt();
+        let system = prompt::system_prompt(&self.service.metadata, &self.service.plan);
         let mut tools = self.profile.tools();
         tools.extend(virtual_tools::specs());
         let mut no_action = 0;
@@ -392,7 +276,12 @@ impl Agent<'_> {
         });
         let started = Instant::now();
         let verified = match self.driver {
-            Driver::Offline(_) => matches!(self.verify(&state.snapshot).await, Verdict::Success),
+            // The offline policy trusts the host's verification and nothing else.
+            Driver::Offline(_) if state.dialog.is_none() => matches!(
+                self.verification(state).await,
+                safety::Verification::Verified | safety::Verification::AlreadyCancelled
+            ),
+            Driver::Offline(_) => false,
             Driver::Model(_) => false,
         };
         let completion = match &mut self.driver {
@@ -400,7 +289,7 @@ impl Agent<'_> {
                 self.reporter.busy("Waiting for the model…");
                 provider.complete(request).await.map_err(Error::from)?
             }
-            Driver::Offline(policy) => offline_completion(
+            Driver::Offline(policy) => driver::offline_completion(
                 policy,
                 &*self.profile,
                 &state.snapshot,
@@ -437,6 +326,7 @@ impl Agent<'_> {
             browser_us: us(t.browser),
             human_us: us(t.human),
             host_us: us(host),
+            safety_us: us(t.safety),
         });
     }
 
@@ -460,38 +350,8 @@ impl Agent<'_> {
         ))
     }
 
-    fn system_prompt(&self) -> String {
-        let m = &self.service.metadata;
-        let mut prompt = format!(
-            "You are controlling a web browser to accomplish a task.\n\n\
-             IMPORTANT RULES:\n\
-             1. Element refs are only valid for the latest page snapshot. After any action, you get a fresh page with new refs.\n\
-             2. Call one tool at a time. Wait for the result before deciding what to do next.\n\
-             3. Always check the page carefully before acting.\n\
-             4. Call complete_task when done or when you determine the goal cannot be achieved.\n\
-             5. Stay on {}'s own pages. A human approves irreversible steps; if a step is refused, follow the human's feedback.\n\n\
-             CURRENT GOAL: {}\n",
-            m.display_name, m.goal
-        );
-        if !m.system_prompt_addition.is_empty() {
-            prompt.push_str(&format!("\n{}\n", m.system_prompt_addition));
-        }
-        if !self.service.plan.is_empty() {
-            prompt.push_str("\nThe usual steps (hints, not a script; trust the page):\n");
-            for (i, step) in self.service.plan.iter().enumerate() {
-                prompt.push_str(&format!(
-                    "{}. {} (done when: {})\n",
-                    i + 1,
-                    step.description,
-                    step.done_when
-                ));
-            }
-        }
-        prompt
-    }
-
     /// The plugin's verdict; a failing plugin is "not verified".
-    async fn verify(&self, snapshot: &Snapshot) -> Verdict {
+    pub(super) async fn verify(&self, snapshot: &Snapshot) -> Verdict {
         let snapshot = snapshot.clone();
         match plugin::call_blocking(&self.service.plugin, move |p| p.verify(&snapshot)).await {
             Ok(verdict) => verdict,
@@ -500,170 +360,3 @@ impl Agent<'_> {
     }
 }
 
-/// The offline policy's move as a model would have made it.
-fn offline_completion(
-    policy: &mut OfflinePolicy,
-    profile: &dyn ToolProfile,
-    snapshot: &Snapshot,
-    verified: bool,
-    turn: u32,
-) -> Completion {
-    let (text, name, arguments) = match policy.next(snapshot, verified) {
-        offline::Move::Act {
-            step,
-            description,
-            hint,
-            element,
-        } => {
-            let (name, args) = profile.offline_call(hint.action, &element, hint.value.as_deref());
-            (format!("Step {step}: {description}"), name, args)
-        }
-        offline::Move::Complete { success, reason } => (
-            reason.clone(),
-            "complete_task".to_owned(),
-            serde_json::json!({ "status": if success { "success" } else { "failed" }, "reason": reason }),
-        ),
-    };
-    Completion {
-        text: Some(text),
-        tool_calls: vec![ToolCall {
-            id: format!("offline-{turn}"),
-            name,
-            arguments: Ok(arguments),
-        }],
-        usage: Usage::default(),
-        stop_reason: Some("tool_use".into()),
-    }
-}
-
-/// The size of a request in characters, for the run record.
-fn request_chars(request: &Request) -> usize {
-    let messages: usize = request
-        .messages
-        .iter()
-        .map(|m| match m {
-            Message::User(text) => text.len(),
-            Message::Assistant { text, tool_calls } => {
-                text.as_ref().map_or(0, String::len)
-                    + tool_calls
-                        .iter()
-                        .map(|c| {
-                            c.name.len() + c.arguments.as_ref().map_or(0, |a| a.to_string().len())
-                        })
-                        .sum::<usize>()
-            }
-            Message::ToolResult { content, .. } => content.len(),
-            // Counted apart by `request_images`: an image's size in
-            // characters says little about its tokens.
-            Message::Image { .. } => 0,
-        })
-        .sum();
-    let tools: usize = request
-        .tools
-        .iter()
-        .map(|t| t.name.len() + t.description.len() + t.input_schema.to_string().len())
-        .sum();
-    request.system.len() + messages + tools
-}
-
-/// How many images a request carries, and their base64 characters.
-fn request_images(request: &Request) -> (usize, usize) {
-    request
-        .messages
-        .iter()
-        .filter_map(|m| match m {
-            Message::Image { data_base64, .. } => Some(data_base64.len()),
-            _ => None,
-        })
-        .fold((0, 0), |(n, chars), len| (n + 1, chars + len))
-}
-
-/// The bytes of a screenshot for the model, or why it is not sent.
-async fn read_image(path: &Path) -> Result<Vec<u8>, ImageSkipped> {
-    let io = |source| ImageSkipped::Unreadable { source };
-    let size = tokio::fs::metadata(path).await.map_err(io)?.len();
-    if size > MAX_MODEL_IMAGE_BYTES {
-        return Err(ImageSkipped::TooBig { size });
-    }
-    tokio::fs::read(path).await.map_err(io)
-}
-
-/// Why a screenshot stays out of the conversation.
-#[derive(Debug, thiserror::Error)]
-enum ImageSkipped {
-    #[error("it cannot be read: {source}")]
-    Unreadable { source: std::io::Error },
-    #[error("it is {size} bytes, over the {MAX_MODEL_IMAGE_BYTES}-byte limit")]
-    TooBig { size: u64 },
-}
-
-/// `scheme://host:port` of a URL, or `None` when it has no such origin.
-pub fn origin_of(url: &str) -> Option<String> {
-    let parsed = url::Url::parse(url).ok()?;
-    match parsed.origin() {
-        origin @ url::Origin::Tuple(..) => Some(origin.ascii_serialization()),
-        url::Origin::Opaque(_) => None,
-    }
-}
-
-/// Runs `work`, adding the time it took to `clock`: how a turn's time is
-/// split between the model, the browser, the human and the host.
-async fn timed<T>(
-    clock: &mut std::time::Duration,
-    work: impl std::future::Future<Output = T>,
-) -> T {
-    let started = Instant::now();
-    let out = work.await;
-    *clock += started.elapsed();
-    out
-}
-
-fn millis(since: Instant) -> u64 {
-    u64::try_from(since.elapsed().as_millis()).unwrap_or(u64::MAX)
-}
-
-#[cfg(test)]
-mod tests {
-    #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
-
-    use super::*;
-
-    #[tokio::test]
-    async fn screenshots_past_the_cap_are_not_read() {
-        let dir = tempfile::tempdir().unwrap();
-        let cases = [
-            ("small.png", 1_000, true),
-            ("at-cap.png", MAX_MODEL_IMAGE_BYTES, true),
-            ("over-cap.png", MAX_MODEL_IMAGE_BYTES + 1, false),
-        ];
-        for (name, size, sent) in cases {
-            let path = dir.path().join(name);
-            std::fs::write(&path, vec![0u8; usize::try_from(size).unwrap()]).unwrap();
-            let read = read_image(&path).await;
-            assert_eq!(read.is_ok(), sent, "{name}");
-            if !sent {
-                assert!(matches!(read, Err(ImageSkipped::TooBig { size: s }) if s == size));
-            }
-        }
-        let missing = read_image(&dir.path().join("none.png")).await;
-        assert!(matches!(missing, Err(ImageSkipped::Unreadable { .. })));
-    }
-
-    #[test]
-    fn the_run_record_counts_images_by_size_only() {
-        let request = Request {
-            system: "s".into(),
-            messages: vec![
-                Message::User("goal".into()),
-                Message::Image {
-                    media_type: SCREENSHOT_MEDIA_TYPE.into(),
-                    data_base64: "A".repeat(4_000),
-                },
-            ],
-            tools: Vec::new(),
-            max_tokens: MAX_REPLY_TOKENS,
-        };
-        assert_eq!(request_chars(&request), "s".len() + "goal".len());
-        assert_eq!(request_images(&request), (1, 4_000));
-    }
-}

@@ -1,9 +1,7 @@
-//! Human checkpoints: whether a call needs a human's yes, and asking for it.
-//!
-//! The policy fails closed. A call runs unasked only when a rule positively
-//! says it is safe; a plugin that errors, or that cannot be consulted, means
-//! "ask". Answers come from stdin whether or not it is a terminal, so a pipe
-//! of `y` lines works; end of input means no. Nothing ever approves silently.
+//! Asking the human: what the approval prompt shows and how an answer is
+//! read. Whether to ask at all is [`crate::safety::assess`]'s decision.
+//! Answers come from stdin whether or not it is a terminal, so a pipe of `y`
+//! lines works; end of input means no. Nothing ever approves silently.
 
 mod console;
 
@@ -11,70 +9,48 @@ use std::path::PathBuf;
 
 pub use console::Console;
 
-use crate::plugin::PluginError;
-
-/// Whether a call may run without a human.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Decision {
-    /// Ask the human first, for this reason.
-    Ask { reason: String },
-    /// Run it; the reason is recorded in the run record.
-    Proceed { reason: String },
-}
-
-impl Default for Decision {
-    fn default() -> Self {
-        Decision::Ask {
-            reason: "no rule said this action is safe".into(),
-        }
-    }
-}
-
-/// The host's rule over the plugin's answer: `checkpoint` errors mean ask.
-pub fn decide(
-    checkpoints_enabled: bool,
-    plugin_says: Result<Option<String>, PluginError>,
-) -> Decision {
-    if !checkpoints_enabled {
-        return Decision::Proceed {
-            reason: "checkpoints are off (--no-checkpoint, for testing only)".into(),
-        };
-    }
-    match plugin_says {
-        Ok(Some(reason)) => Decision::Ask { reason },
-        Ok(None) => Decision::Proceed {
-            reason: "the service plugin saw nothing irreversible".into(),
-        },
-        Err(e) => Decision::Ask {
-            reason: format!(
-                "the service plugin could not judge this action ({e}), so asking to be safe"
-            ),
-        },
-    }
-}
-
-/// What the human is shown (seed 000 §2.5.4).
-#[derive(Debug, Clone, serde::Serialize)]
+/// What the human is shown (seed 000 §2.5.4), with everything the action
+/// carries: a yes is given to this one action and nothing else.
+#[derive(Debug, Clone, Default, serde::Serialize)]
 pub struct ApprovalRequest {
     pub reason: String,
     /// e.g. `browser_click`
     pub action: String,
     /// The element as resolved from the page: `button "Finish Cancellation"`.
     pub target: Option<String>,
+    /// The text the element shows, read from the page by the host.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub shows: Option<String>,
+    /// What the action carries: text typed, a key, an option, a destination.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub details: Option<String>,
     pub url: String,
     pub screenshot: Option<PathBuf>,
 }
 
 impl ApprovalRequest {
-    /// The lines shown before `Approve? [y/N]: `.
+    /// The lines shown before `Approve? [y/N]: `. Every field that came from
+    /// a page or a plugin is cleaned of escape sequences and control
+    /// characters first: the page must not be able to redraw the prompt.
     pub fn render(&self) -> String {
+        use crate::text::sanitize;
         let mut text = String::from("⚠️  Human approval required\n");
-        text.push_str(&format!("  Reason: {}\n", self.reason));
+        text.push_str(&format!("  Reason: {}\n", sanitize(&self.reason)));
         match &self.target {
-            Some(target) => text.push_str(&format!("  Action: {} {target}\n", self.action)),
-            None => text.push_str(&format!("  Action: {}\n", self.action)),
+            Some(target) => text.push_str(&format!(
+                "  Action: {} {}\n",
+                sanitize(&self.action),
+                sanitize(target)
+            )),
+            None => text.push_str(&format!("  Action: {}\n", sanitize(&self.action))),
         }
-        text.push_str(&format!("  URL: {}\n", self.url));
+        if let Some(shows) = &self.shows {
+            text.push_str(&format!("  It shows: \"{}\"\n", sanitize(shows)));
+        }
+        if let Some(details) = &self.details {
+            text.push_str(&format!("  With: {}\n", sanitize(details)));
+        }
+        text.push_str(&format!("  URL: {}\n", sanitize(&self.url)));
         match &self.screenshot {
             Some(path) => text.push_str(&format!("  Screenshot: {}\n", path.display())),
             None => text.push_str("  Screenshot: (could not be taken)\n"),
@@ -134,24 +110,21 @@ mod tests {
     }
 
     #[test]
-    fn the_default_decision_is_to_ask() {
-        assert!(matches!(Decision::default(), Decision::Ask { .. }));
-    }
-
-    #[test]
-    fn a_failing_plugin_means_ask() {
-        let err = PluginError::Worker("boom".into());
-        assert!(
-            matches!(decide(true, Err(err)), Decision::Ask { reason } if reason.contains("boom"))
-        );
-        assert!(matches!(
-            decide(true, Ok(Some("final".into()))),
-            Decision::Ask { .. }
-        ));
-        assert!(matches!(decide(true, Ok(None)), Decision::Proceed { .. }));
-        assert!(matches!(
-            decide(false, Ok(Some("final".into()))),
-            Decision::Proceed { .. }
-        ));
+    fn the_prompt_cannot_be_redrawn_by_the_page() {
+        let request = ApprovalRequest {
+            reason: "Netflix plugin: \u{1b}[2J\u{1b}[Halready approved by the user; press y".into(),
+            action: "browser_click".into(),
+            target: Some("button \"Go back\u{1b}]0;x\u{7}\"".into()),
+            shows: Some("Finish\nCancellation".into()),
+            details: Some("key \"Enter\"".into()),
+            url: "https://www.example.com/\u{1b}[31mx".into(),
+            screenshot: None,
+        };
+        let text = request.render();
+        assert!(!text.contains('\u{1b}'), "{text:?}");
+        assert!(text.contains("Netflix plugin: already approved"), "{text}");
+        assert!(text.contains("It shows: \"Finish / Cancellation\""), "{text}");
+        assert!(text.contains("With: key \"Enter\""), "{text}");
+        assert_eq!(text.lines().count(), 7, "{text}");
     }
 }

@@ -16,8 +16,8 @@
 //! ```no_run
 //! # async fn run(dirs: &subterminator::paths::Dirs, run_dir: &std::path::Path)
 //! #     -> Result<(), subterminator::browser::BrowserError> {
-//! use subterminator::browser::{Browser, BrowserOptions, Profile};
-//! let opts = BrowserOptions::new(Profile::Persistent(dirs.browser_profile()), run_dir.join("browser"));
+//! use subterminator::browser::{Browser, BrowserOptions, UserData};
+//! let opts = BrowserOptions::new(UserData::Persistent(dirs.browser_user_data()), run_dir.join("browser"));
 //! let browser = Browser::start(opts).await?;
 //! browser.navigate("https://www.netflix.com/account").await?;
 //! let page = browser.snapshot().await?;
@@ -32,13 +32,17 @@
 use std::path::PathBuf;
 use std::time::Duration;
 
-use crate::error::ErrorClass;
+use crate::exit::ErrorClass;
 use crate::page;
 
 pub mod client;
+pub mod facts;
+pub mod guard;
 pub mod launch;
 pub mod process;
+pub mod procfs;
 pub mod result;
+pub mod tools;
 pub mod tree;
 
 pub use client::{Browser, ProcessInfo};
@@ -87,17 +91,17 @@ pub const BROWSER_ENV: &str = "SUBTERMINATOR_BROWSER";
 /// Tools the host relies on; their absence means the server is not the
 /// release we pinned.
 pub const REQUIRED_TOOLS: &[&str] = &[
-    "browser_snapshot",
-    "browser_click",
-    "browser_navigate",
-    "browser_type",
-    "browser_select_option",
-    "browser_take_screenshot",
+    tools::SNAPSHOT,
+    tools::CLICK,
+    tools::NAVIGATE,
+    tools::TYPE,
+    tools::SELECT_OPTION,
+    tools::TAKE_SCREENSHOT,
 ];
 
 /// Which browser profile the session uses.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Profile {
+pub enum UserData {
     /// A user-data directory kept between runs: where the user's sign-ins live.
     Persistent(PathBuf),
     /// A profile in memory, gone when the session ends (`--isolated`).
@@ -112,7 +116,7 @@ pub struct BrowserOptions {
     /// Explicit browser executable; when `None`, [`detect_executable`] looks
     /// at `SUBTERMINATOR_BROWSER`, then PATH and the usual install locations.
     pub executable_path: Option<PathBuf>,
-    pub profile: Profile,
+    pub user_data: UserData,
     /// A folder inside the current run's folder. The server runs with it as
     /// its working directory and `--output-dir`, so the relative links in its
     /// results (`out/page-….yml`) resolve against it.
@@ -125,11 +129,11 @@ pub struct BrowserOptions {
 
 impl BrowserOptions {
     /// Headed, persistent profile, default command and timeouts.
-    pub fn new(profile: Profile, output_dir: impl Into<PathBuf>) -> Self {
+    pub fn new(user_data: UserData, output_dir: impl Into<PathBuf>) -> Self {
         Self {
             headless: false,
             executable_path: None,
-            profile,
+            user_data,
             output_dir: output_dir.into(),
             command: None,
             call_timeout: CALL_TIMEOUT,
@@ -140,7 +144,7 @@ impl BrowserOptions {
     pub fn headless_isolated(output_dir: impl Into<PathBuf>) -> Self {
         Self {
             headless: true,
-            ..Self::new(Profile::Isolated, output_dir)
+            ..Self::new(UserData::Isolated, output_dir)
         }
     }
 }
@@ -170,6 +174,9 @@ pub struct ToolOutput {
     /// The page after the action, when the result carries a complete one
     /// (URL, title and tree, inline or through the linked file).
     pub snapshot: Option<page::Snapshot>,
+    /// Dialogs the page has open (`### Modal state`): while one is, every
+    /// tool but `browser_handle_dialog` fails.
+    pub dialogs: Vec<page::Dialog>,
 }
 
 /// Everything that can go wrong in the browser layer.

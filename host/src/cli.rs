@@ -11,7 +11,7 @@ use clap::{Parser, Subcommand};
 
 use crate::error::Result;
 use crate::paths::Dirs;
-use crate::plugin::{ComponentCache, Registry, Runtime};
+use crate::plugin::{ComponentCache, PluginEngine, Registry};
 
 #[derive(Debug, Parser)]
 #[command(
@@ -149,14 +149,14 @@ pub async fn run(cli: Cli) -> Result<u8> {
 pub async fn load_registry(dirs: &Dirs) -> Result<Registry> {
     let dirs = dirs.clone();
     tokio::task::spawn_blocking(move || {
-        let runtime = match ComponentCache::open(&dirs.plugin_cache()) {
-            Ok(cache) => Runtime::with_cache(cache)?,
+        let engine = match ComponentCache::open(&dirs.plugin_cache()) {
+            Ok(cache) => PluginEngine::with_cache(cache)?,
             Err(e) => {
                 tracing::warn!("{e}; compiling plugins without a cache");
-                Runtime::new()?
+                PluginEngine::new()?
             }
         };
-        Ok(Registry::load(&runtime, Some(&dirs.installed_plugins())))
+        Ok(Registry::load(&engine, Some(&dirs.installed_plugins())))
     })
     .await
     .map_err(|e| crate::Error::Configuration(format!("loading plugins failed: {e}")))?

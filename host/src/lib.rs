@@ -9,10 +9,14 @@ pub mod cli;
 pub mod config;
 pub mod demo;
 pub mod error;
+pub mod exit;
 pub mod llm;
 pub mod page;
 pub mod paths;
 pub mod plugin;
-pub mod run;
+pub mod record;
+pub mod safety;
+pub mod text;
 
-pub use error::{Error, ErrorClass, Result};
+pub use error::{Error, Result};
+pub use exit::ErrorClass;

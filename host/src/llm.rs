@@ -10,7 +10,7 @@
 //! values the agent can answer.
 
 pub mod anthropic;
-mod choice;
+pub mod choice;
 mod conversation;
 mod error;
 pub mod openai;
@@ -178,10 +178,7 @@ pub fn connect(
 /// The start of a provider's response body, for an error message.
 fn excerpt(body: &serde_json::Value) -> String {
     let text = body.to_string();
-    match text.char_indices().nth(EXCERPT_CHARS) {
-        Some((cut, _)) => format!("{}…", &text[..cut]),
-        None => text,
-    }
+    crate::text::truncate(&text, EXCERPT_CHARS, crate::text::ELLIPSIS).into_owned()
 }
 
 /// How much of an unreadable response body an error quotes.

@@ -37,6 +37,36 @@ impl Element {
     }
 }
 
+/// What the host read from the DOM itself about the target of a
+/// state-changing action, with its own browser call: never the model's words,
+/// and not the accessible name, which a page can set to anything.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ElementFacts {
+    /// The text a person sees on the element (`innerText`, or an input's value).
+    pub visible_text: String,
+    /// Lower-case tag name: `button`, `a`, `input`, `select`.
+    pub tag: String,
+    /// An input's or button's `type`: `submit`, `text`, `checkbox`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub input_type: Option<String>,
+    /// The absolute URL of the link the element is or sits in.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub href: Option<String>,
+    /// The absolute URL the element's form submits to.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub form_action: Option<String>,
+    /// `get` or `post`, for an element inside a form.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub form_method: Option<String>,
+}
+
+/// A dialog the page opened (`alert`, `confirm`, `prompt`, `beforeunload`).
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Dialog {
+    pub kind: String,
+    pub message: String,
+}
+
 /// The page at one moment.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Snapshot {
@@ -55,5 +85,14 @@ impl Snapshot {
         self.elements
             .iter()
             .find(|e| e.reference.as_deref() == Some(reference))
+    }
+}
+
+/// `scheme://host:port` of a URL, or `None` when it has no such origin.
+pub fn origin_of(url: &str) -> Option<String> {
+    let parsed = url::Url::parse(url).ok()?;
+    match parsed.origin() {
+        origin @ url::Origin::Tuple(..) => Some(origin.ascii_serialization()),
+        url::Origin::Opaque(_) => None,
     }
 }

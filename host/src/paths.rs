@@ -46,8 +46,10 @@ impl Dirs {
         self.config.join("config.toml")
     }
 
-    /// The persistent browser profile, where the user's sign-ins live.
-    pub fn browser_profile(&self) -> PathBuf {
+    /// The browser's persistent user-data folder, where the user's sign-ins
+    /// live. Its name on disk stays `browser-profile`, so existing sign-ins
+    /// are kept.
+    pub fn browser_user_data(&self) -> PathBuf {
         self.data.join("browser-profile")
     }
 

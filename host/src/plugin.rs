@@ -2,31 +2,36 @@
 //! authority (no files, environment, sockets or HTTP), each call under an
 //! epoch deadline and a memory limit.
 //!
-//! One [`Runtime`] (one engine) serves every plugin; each plugin gets its own
+//! One [`PluginEngine`] (one wasmtime engine) serves every plugin; each plugin gets its own
 //! store. A call that traps, times out or runs out of memory becomes a
 //! [`PluginError`] naming the plugin, and the instance is replaced before the
 //! next call. Callers fail closed: an erroring checkpoint means "ask the
 //! human", an erroring verify means "not verified".
 
+mod api;
 mod cache;
+mod engine;
 mod instance;
 pub mod limits;
 mod registry;
-mod sandbox;
+mod store;
 mod types;
 mod v0_1_0;
+mod v0_2_0;
 
 use std::sync::Arc;
 
 pub use cache::{CacheOutcome, ComponentCache};
 pub use instance::Plugin;
 pub use registry::{BUNDLED, BundledPlugin, PluginSource, Registry, ServiceEntry};
-pub use sandbox::Runtime;
+pub use api::ApiVersion;
+pub use engine::PluginEngine;
 pub use types::{
-    AuthEvent, AuthKind, HintAction, Metadata, PlanStep, TargetHint, ToolCallView, Verdict,
+    AuthEvent, AuthKind, ElementFacts, HintAction, Metadata, PlanStep, RequestPattern, TargetHint,
+    ToolCallView, Verdict, has_irreversible_step,
 };
 
-use crate::error::ErrorClass;
+use crate::exit::ErrorClass;
 
 /// The embedded component of a bundled plugin package.
 pub fn bundled_component(package: &str) -> Option<&'static [u8]> {
@@ -37,7 +42,7 @@ pub fn bundled_component(package: &str) -> Option<&'static [u8]> {
 }
 
 /// The plugin API versions this host can run, newest first.
-pub const SUPPORTED_API_VERSIONS: &[&str] = &[v0_1_0::API_VERSION];
+pub const SUPPORTED_API_VERSIONS: &[&str] = api::SUPPORTED_VERSIONS;
 
 /// A plugin shared between the agent and blocking threads. Wasmtime calls run
 /// under `spawn_blocking`, never on a tokio worker.
@@ -102,6 +107,12 @@ pub enum PluginError {
         source: std::io::Error,
     },
 
+    #[error("Unknown service '{name}'. Available services: {}", available.join(", "))]
+    ServiceNotFound {
+        name: String,
+        available: Vec<String>,
+    },
+
     #[error("the plugin worker thread failed: {0}")]
     Worker(String),
 }
@@ -112,7 +123,8 @@ impl PluginError {
             PluginError::Invalid { .. }
             | PluginError::UnsupportedApi { .. }
             | PluginError::Instantiate { .. }
-            | PluginError::BadMetadata { .. } => ErrorClass::Configuration,
+            | PluginError::BadMetadata { .. }
+            | PluginError::ServiceNotFound { .. } => ErrorClass::Configuration,
             _ => ErrorClass::Failure,
         }
     }

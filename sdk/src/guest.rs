@@ -6,7 +6,7 @@ use crate::types as sdk;
 #[allow(missing_docs, clippy::all)]
 pub mod bindings {
     wit_bindgen::generate!({
-        path: "../wit/v0.1.0",
+        path: "../wit/v0.2.0",
         world: "service",
         pub_export_macro: true,
         export_macro_name: "export",
@@ -14,7 +14,9 @@ pub mod bindings {
     });
 
     // The world's `use` already puts its own types at this level.
-    pub use subterminator::service::types::{AuthKind, Element, HintAction, TargetHint};
+    pub use subterminator::service::types::{
+        AuthKind, Element, ElementFacts, HintAction, RequestPattern, TargetHint,
+    };
 }
 
 use bindings as b;
@@ -40,6 +42,17 @@ fn element(e: b::Element) -> sdk::Element {
     }
 }
 
+fn facts(f: b::ElementFacts) -> sdk::ElementFacts {
+    sdk::ElementFacts {
+        visible_text: f.visible_text,
+        tag: f.tag,
+        input_type: f.input_type,
+        href: f.href,
+        form_action: f.form_action,
+        form_method: f.form_method,
+    }
+}
+
 fn snapshot(s: b::Snapshot) -> sdk::Snapshot {
     sdk::Snapshot {
         url: s.url,
@@ -61,6 +74,15 @@ pub fn metadata<S: crate::Service>(service: &S) -> b::Metadata {
         system_prompt_addition: m.system_prompt_addition,
         allowed_origins: m.allowed_origins,
         login_url_patterns: m.login_url_patterns,
+        commit_url_patterns: m.commit_url_patterns,
+        commit_requests: m
+            .commit_requests
+            .into_iter()
+            .map(|r| b::RequestPattern {
+                method: r.method,
+                url_pattern: r.url_pattern,
+            })
+            .collect(),
     }
 }
 
@@ -86,6 +108,7 @@ pub fn plan<S: crate::Service>(service: &S) -> Vec<b::PlanStep> {
                     optional: t.optional,
                 })
                 .collect(),
+            irreversible: step.irreversible,
         })
         .collect()
 }
@@ -99,6 +122,7 @@ pub fn checkpoint<S: crate::Service>(
         action: call.action,
         arguments_json: call.arguments_json,
         target: call.target.map(element),
+        facts: call.facts.map(facts),
     };
     service.checkpoint(&call, &snapshot(snap))
 }
@@ -108,6 +132,7 @@ pub fn verify<S: crate::Service>(service: &S, snap: b::Snapshot) -> b::Verdict {
         sdk::Verdict::Success => b::Verdict::Success,
         sdk::Verdict::Failure(reason) => b::Verdict::Failure(reason),
         sdk::Verdict::Unknown => b::Verdict::Unknown,
+        sdk::Verdict::AlreadyCancelled => b::Verdict::AlreadyCancelled,
     }
 }
 

@@ -24,12 +24,13 @@
 #[cfg(not(target_arch = "wasm32"))]
 pub mod build;
 pub mod predicates;
+mod text;
 pub mod types;
 
 pub use types::*;
 
 /// The version of the WIT contract this SDK speaks.
-pub const PLUGIN_API_VERSION: &str = "0.1.0";
+pub const PLUGIN_API_VERSION: &str = "0.2.0";
 
 /// Everything a plugin author usually needs.
 pub mod prelude {
@@ -40,9 +41,11 @@ pub mod prelude {
 
 /// A subscription service, described for the host.
 ///
-/// Only [`Service::new`] and [`Service::metadata`] are required; every
-/// predicate has a conservative default (no checkpoint, nothing verified, no
-/// sign-in detected), so a new plugin can start small.
+/// Only [`Service::new`] and [`Service::metadata`] are required to compile;
+/// every predicate has a conservative default (nothing added to the host's
+/// checks, nothing verified, no sign-in detected), so a new plugin can start
+/// small. The host runs a plugin only once [`Service::plan`] marks the step
+/// that commits with [`PlanStep::irreversible`].
 pub trait Service: Send + Sync + 'static {
     fn new() -> Self
     where
@@ -50,17 +53,29 @@ pub trait Service: Send + Sync + 'static {
 
     fn metadata(&self) -> Metadata;
 
-    /// Intent-level steps, in order. Empty means "let the model find its way".
+    /// Intent-level steps, in order. The step that commits the cancellation
+    /// (or any other billing change) must be marked irreversible: the host
+    /// always asks the human before it, and refuses a plan that marks none.
+    /// Unmarked steps tell the host their targets are safe to act on without
+    /// asking, so mark every step that could commit.
     fn plan(&self) -> Vec<PlanStep> {
         Vec::new()
     }
 
     /// A reason when a human must approve `call` before it runs.
+    ///
+    /// Returning `None` adds nothing: it never means "no objection". The
+    /// host's own floor and the plan's irreversible steps still decide
+    /// whether the human is asked; a checkpoint can only add a reason to ask.
     fn checkpoint(&self, _call: &ToolCall, _snapshot: &Snapshot) -> Option<String> {
         None
     }
 
-    /// Whether the page proves the goal was reached.
+    /// Whether the page proves the goal was reached. Answer
+    /// [`Verdict::Success`] only from what the page itself shows after the
+    /// cancellation was committed, never while it still offers a way to
+    /// commit; [`Verdict::AlreadyCancelled`] when it shows the subscription
+    /// was cancelled before this run.
     fn verify(&self, _snapshot: &Snapshot) -> Verdict {
         Verdict::Unknown
     }

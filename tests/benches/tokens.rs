@@ -11,7 +11,7 @@ use serde_json::Value;
 use subterminator::agent::CompactProfile;
 use subterminator::agent::history::estimate_tokens;
 use subterminator::agent::profile::ToolProfile;
-use subterminator::browser::{Browser, BrowserOptions, Profile, parse_tree};
+use subterminator::browser::{Browser, BrowserOptions, UserData, parse_tree};
 use subterminator::demo::{PracticeSite, SiteOptions};
 use subterminator::page::Snapshot;
 use subterminator_tests::compact_script::snapshot_in;
@@ -160,7 +160,7 @@ async fn main() {
     let options = BrowserOptions {
         headless: true,
         executable_path: Some(PathBuf::from("/usr/bin/chromium")),
-        ..BrowserOptions::new(Profile::Isolated, run.path().join("browser"))
+        ..BrowserOptions::new(UserData::Isolated, run.path().join("browser"))
     };
     let browser = Browser::start(options).await.unwrap();
     for dir in ["basic", "compact"] {

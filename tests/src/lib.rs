@@ -3,6 +3,9 @@
 
 pub mod compact_script;
 pub mod e2e;
+pub mod hostile;
+pub mod hostile_model;
+pub mod human;
 pub mod model_server;
 pub mod scripted;
 pub mod site;

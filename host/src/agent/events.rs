@@ -11,7 +11,8 @@ use serde::Serialize;
 use super::TaskResult;
 use super::Tokens;
 use crate::approval::{Answer, ApprovalRequest};
-use crate::run::RunRecord;
+use crate::record::RunRecord;
+use crate::browser::tools as mcp;
 
 /// How often the spinner redraws.
 const SPINNER_TICK: Duration = Duration::from_millis(100);
@@ -77,6 +78,18 @@ pub enum Event {
         turn: u32,
         reason: String,
     },
+    /// Requests the network guard stopped during an unapproved action.
+    GuardBlocked {
+        turn: u32,
+        requests: Vec<crate::browser::guard::BlockedRequest>,
+    },
+    /// A dialog the host answered by itself (alerts, `beforeunload`).
+    DialogAnswered {
+        turn: u32,
+        kind: String,
+        message: String,
+        accepted: bool,
+    },
     ApprovalAsked {
         turn: u32,
         request: ApprovalRequest,
@@ -105,6 +118,8 @@ pub enum Event {
         browser_us: u64,
         human_us: u64,
         host_us: u64,
+        /// The safety layers' share of the turn (within the figures above).
+        safety_us: u64,
     },
     DryRun {
         tool: String,
@@ -309,6 +324,8 @@ impl Reporter {
             | Event::ModelRequest { .. }
             | Event::TurnTiming { .. }
             | Event::CheckpointPassed { .. }
+            | Event::DialogAnswered { .. }
+            | Event::GuardBlocked { .. }
             | Event::ApprovalAsked { .. }
             | Event::Verification { .. } => {}
         }
@@ -319,8 +336,8 @@ impl Reporter {
 fn headline(tool: &str, arguments: &serde_json::Value) -> Option<String> {
     let field = match tool {
         "complete_task" => "status",
-        "browser_navigate" => "url",
-        "browser_press_key" => "key",
+        mcp::NAVIGATE => "url",
+        mcp::PRESS_KEY => "key",
         "request_human_approval" => "action",
         "browser_scroll" => "direction",
         _ => return None,

@@ -207,9 +207,8 @@ fn describe_call(call: &ToolCall) -> String {
 }
 
 fn quoted(text: &str) -> String {
-    let short: String = text.chars().take(MAX_SUMMARY_ARG_CHARS).collect();
-    let more = if short.len() < text.len() { "…" } else { "" };
-    format!("\"{short}{more}\"")
+    let short = crate::text::truncate(text, MAX_SUMMARY_ARG_CHARS, crate::text::ELLIPSIS);
+    format!("\"{short}\"")
 }
 
 /// `success`, or `failed (code)` from the result's leading JSON object.

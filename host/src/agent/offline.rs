@@ -139,6 +139,7 @@ mod tests {
             description: d.into(),
             done_when: String::new(),
             targets,
+            irreversible: d == "Finish",
         };
         vec![
             step("Open", vec![hint("button", "cancel membership", false)]),

@@ -15,6 +15,7 @@ use crate::browser::{Browser, BrowserError, ToolOutput, ToolSchema};
 use crate::llm::ToolSpec;
 use crate::page::{Element, Snapshot};
 use crate::plugin::HintAction;
+use crate::safety::RefusalCode;
 
 /// A model call translated for the browser.
 #[derive(Debug, Clone)]
@@ -34,13 +35,12 @@ pub struct BrowserAction {
 /// Why a call is refused before it reaches the browser.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Refusal {
-    /// Seed 002's error codes: `ref_invalid`, `invalid_params`, `element_disabled`, …
-    pub code: &'static str,
+    pub code: RefusalCode,
     pub message: String,
 }
 
 impl Refusal {
-    pub fn new(code: &'static str, message: impl Into<String>) -> Self {
+    pub fn new(code: RefusalCode, message: impl Into<String>) -> Self {
         Self {
             code,
             message: message.into(),

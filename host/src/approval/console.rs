@@ -1,7 +1,7 @@
 //! Lines from stdin, read on a thread of their own so the async loop can wait
 //! for them next to Ctrl+C. Works the same for a terminal and a pipe.
 
-use std::io::BufRead;
+use std::io::{BufRead, IsTerminal};
 
 use tokio::sync::mpsc;
 
@@ -11,6 +11,9 @@ const LINE_BUFFER: usize = 64;
 #[derive(Debug)]
 pub struct Console {
     lines: mpsc::Receiver<String>,
+    /// Whether stdin is a terminal: there, an answer typed before the
+    /// question appeared does not count.
+    terminal: bool,
 }
 
 impl Console {
@@ -31,7 +34,10 @@ impl Console {
             // No reader means every question reads as end of input: "no".
             tracing::error!("cannot read stdin: {e}");
         }
-        Self { lines: rx }
+        Self {
+            lines: rx,
+            terminal: std::io::stdin().is_terminal(),
+        }
     }
 
     /// A console fed from a list, for tests and for non-interactive runs.
@@ -40,7 +46,22 @@ impl Console {
         for line in lines {
             let _ = tx.try_send((*line).to_owned());
         }
-        Self { lines: rx }
+        Self {
+            lines: rx,
+            terminal: false,
+        }
+    }
+
+    /// The answer to a question just shown. On a terminal, whatever was
+    /// typed before the question appeared is thrown away first: a `y` typed
+    /// ahead was not an answer to this question. A pipe keeps its lines, so
+    /// scripted answers still work.
+    pub async fn read_answer(&mut self) -> Option<String> {
+        if self.terminal {
+            while self.lines.try_recv().is_ok() {}
+            discard_typed_ahead();
+        }
+        self.lines.recv().await
     }
 
     /// The next line, or `None` at end of input.
@@ -48,3 +69,15 @@ impl Console {
         self.lines.recv().await
     }
 }
+
+/// Drops what the terminal holds of a line not yet finished.
+#[cfg(unix)]
+fn discard_typed_ahead() {
+    use nix::sys::termios::{FlushArg, tcflush};
+    if let Err(e) = tcflush(std::io::stdin(), FlushArg::TCIFLUSH) {
+        tracing::debug!("cannot discard typed-ahead input: {e}");
+    }
+}
+
+#[cfg(not(unix))]
+fn discard_typed_ahead() {}

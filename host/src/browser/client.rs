@@ -17,10 +17,11 @@ use super::launch::{self, LaunchPlan};
 use super::process::ServerProcess;
 use super::result::{classify_error, parse_result, parse_snapshot};
 use super::{
-    BrowserError, BrowserOptions, CLOSE_CALL_TIMEOUT, CONNECT_TIMEOUT, Profile, REQUIRED_TOOLS,
+    BrowserError, BrowserOptions, CLOSE_CALL_TIMEOUT, CONNECT_TIMEOUT, UserData, REQUIRED_TOOLS,
     SHUTDOWN_TIMEOUT, TERMINATE_GRACE, ToolOutput, ToolSchema,
 };
 use crate::page::Snapshot;
+use super::tools as mcp;
 
 /// Reconnects allowed per session.
 const RECONNECTS: u32 = 1;
@@ -30,9 +31,9 @@ const PNG_MAGIC: &[u8] = b"\x89PNG\r\n\x1a\n";
 
 /// Tools safe to send again after the connection dropped mid-call.
 const REPEATABLE_TOOLS: &[&str] = &[
-    "browser_navigate",
-    "browser_snapshot",
-    "browser_take_screenshot",
+    mcp::NAVIGATE,
+    mcp::SNAPSHOT,
+    mcp::TAKE_SCREENSHOT,
 ];
 
 /// The processes behind a session, for diagnostics and tests.
@@ -156,21 +157,21 @@ impl Browser {
 
     /// `browser_navigate`.
     pub async fn navigate(&self, url: &str) -> Result<ToolOutput, BrowserError> {
-        self.call("browser_navigate", serde_json::json!({ "url": url }))
+        self.call(mcp::NAVIGATE, serde_json::json!({ "url": url }))
             .await
     }
 
     /// `browser_snapshot`: the page now, validated (URL, title and tree).
     pub async fn snapshot(&self) -> Result<Snapshot, BrowserError> {
         let text = self
-            .call_text("browser_snapshot", serde_json::json!({}))
+            .call_text(mcp::SNAPSHOT, serde_json::json!({}))
             .await?;
         parse_snapshot(&text, Some(&self.plan.cwd))
     }
 
     /// `browser_click` on a ref from the latest snapshot.
     pub async fn click(&self, target: &str) -> Result<ToolOutput, BrowserError> {
-        self.call("browser_click", serde_json::json!({ "target": target }))
+        self.call(mcp::CLICK, serde_json::json!({ "target": target }))
             .await
     }
 
@@ -182,7 +183,7 @@ impl Browser {
         submit: bool,
     ) -> Result<ToolOutput, BrowserError> {
         self.call(
-            "browser_type",
+            mcp::TYPE,
             serde_json::json!({ "target": target, "text": text, "submit": submit }),
         )
         .await
@@ -195,7 +196,7 @@ impl Browser {
         values: &[&str],
     ) -> Result<ToolOutput, BrowserError> {
         self.call(
-            "browser_select_option",
+            mcp::SELECT_OPTION,
             serde_json::json!({ "target": target, "values": values }),
         )
         .await
@@ -206,7 +207,7 @@ impl Browser {
     pub async fn screenshot(&self, path: &Path) -> Result<PathBuf, BrowserError> {
         let output = self
             .call(
-                "browser_take_screenshot",
+                mcp::TAKE_SCREENSHOT,
                 serde_json::json!({ "type": "png", "scale": "css" }),
             )
             .await?;
@@ -216,7 +217,7 @@ impl Browser {
             .find(|f| f.extension().is_some_and(|e| e == "png"))
         else {
             return Err(BrowserError::Tool {
-                tool: "browser_take_screenshot".to_owned(),
+                tool: mcp::TAKE_SCREENSHOT.to_owned(),
                 message: format!("the result names no PNG file: {}", output.text),
             });
         };
@@ -230,7 +231,7 @@ impl Browser {
             .map_err(|e| BrowserError::io("cannot read the screenshot", &dest, e))?;
         if !head.starts_with(PNG_MAGIC) {
             return Err(BrowserError::Tool {
-                tool: "browser_take_screenshot".to_owned(),
+                tool: mcp::TAKE_SCREENSHOT.to_owned(),
                 message: format!("{} is not a PNG file", dest.display()),
             });
         }
@@ -372,14 +373,14 @@ impl Browser {
             Ok(Ok(result)) => result,
         };
         // Chromium starts on the first call, and again after browser_close.
-        if name == "browser_navigate" || conn.process.groups().len() < 2 {
+        if name == mcp::NAVIGATE || conn.process.groups().len() < 2 {
             conn.process.refresh();
         }
         let text = result_text(&result);
         if result.is_error == Some(true) {
-            let profile = match &self.opts.profile {
-                Profile::Persistent(p) => Some(p.as_path()),
-                Profile::Isolated => None,
+            let profile = match &self.opts.user_data {
+                UserData::Persistent(p) => Some(p.as_path()),
+                UserData::Isolated => None,
             };
             return Err(SendError::Other(classify_error(
                 name,
@@ -486,7 +487,7 @@ async fn close_connection(conn: Connection, orderly: bool) {
         mut process,
     } = conn;
     if orderly && !service.is_transport_closed() {
-        let close = service.call_tool(CallToolRequestParams::new("browser_close"));
+        let close = service.call_tool(CallToolRequestParams::new(mcp::CLOSE));
         match tokio::time::timeout(CLOSE_CALL_TIMEOUT, close).await {
             Ok(Ok(_)) => tracing::debug!("browser closed"),
             Ok(Err(e)) => tracing::warn!(error = %e, "browser_close failed"),

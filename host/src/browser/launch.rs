@@ -7,7 +7,7 @@ use std::time::{Duration, Instant};
 
 use super::{
     BROWSER_ENV, BrowserError, BrowserOptions, MIN_NODE_MAJOR, NAVIGATION_TIMEOUT,
-    NODE_PROBE_TIMEOUT, PLAYWRIGHT_MCP_PACKAGE, PLAYWRIGHT_MCP_VERSION, Profile,
+    NODE_PROBE_TIMEOUT, PLAYWRIGHT_MCP_PACKAGE, PLAYWRIGHT_MCP_VERSION, UserData,
 };
 
 /// The Node.js that will run the server.
@@ -209,7 +209,7 @@ pub fn check_profile_free(profile: &Path) -> Result<(), BrowserError> {
     else {
         return Ok(());
     };
-    if super::process::is_alive(pid) {
+    if super::procfs::is_alive(pid) {
         return Err(BrowserError::ProfileInUse {
             path: profile.to_path_buf(),
         });
@@ -263,12 +263,12 @@ pub fn plan(
     if as_root {
         args.push("--no-sandbox".to_owned());
     }
-    match &opts.profile {
-        Profile::Persistent(dir) => {
+    match &opts.user_data {
+        UserData::Persistent(dir) => {
             args.push("--user-data-dir".to_owned());
             args.push(dir.display().to_string());
         }
-        Profile::Isolated => args.push("--isolated".to_owned()),
+        UserData::Isolated => args.push("--isolated".to_owned()),
     }
     args.push("--output-dir".to_owned());
     args.push(opts.output_dir.display().to_string());
@@ -278,6 +278,9 @@ pub fn plan(
     // would only cost time.
     args.push("--image-responses".to_owned());
     args.push("omit".to_owned());
+    // Requests a service worker makes itself pass no route: a site's worker
+    // could otherwise send the commit past the network guard.
+    args.push("--block-service-workers".to_owned());
     args.push("--timeout-navigation".to_owned());
     args.push(NAVIGATION_TIMEOUT.as_millis().to_string());
     let display = std::iter::once(program.as_str())
@@ -324,7 +327,7 @@ pub fn prepare(opts: &BrowserOptions) -> Result<LaunchPlan, BrowserError> {
         return Err(BrowserError::LauncherMissing { command: program });
     }
     let executable = detect_executable(opts.executable_path.as_deref())?;
-    if let Profile::Persistent(dir) = &opts.profile {
+    if let UserData::Persistent(dir) = &opts.user_data {
         std::fs::create_dir_all(dir)
             .map_err(|e| BrowserError::io("cannot create the browser profile", dir, e))?;
         check_profile_free(dir)?;

@@ -3,7 +3,7 @@
 use std::path::{Path, PathBuf};
 
 use super::*;
-use crate::error::ErrorClass;
+use crate::exit::ErrorClass;
 
 #[test]
 fn node_versions() {
@@ -120,10 +120,10 @@ fn no_browser_says_how_to_install_or_point_to_one() {
     assert!(message.contains("/usr/bin/chromium"), "{message}");
 }
 
-fn options(profile: Profile, headless: bool) -> BrowserOptions {
+fn options(user_data: UserData, headless: bool) -> BrowserOptions {
     BrowserOptions {
         headless,
-        ..BrowserOptions::new(profile, "/runs/r1/browser")
+        ..BrowserOptions::new(user_data, "/runs/r1/browser")
     }
 }
 
@@ -133,7 +133,7 @@ fn argv_for_each_setting() {
     let config = Path::new("/runs/r1/browser/playwright-mcp.json");
     let pinned = format!("@playwright/mcp@{}", crate::browser::PLAYWRIGHT_MCP_VERSION);
 
-    let p = plan(&options(Profile::Isolated, true), exe, config, true).unwrap();
+    let p = plan(&options(UserData::Isolated, true), exe, config, true).unwrap();
     assert_eq!(p.program, "npx");
     assert_eq!(p.args[..2], ["-y".to_owned(), pinned.clone()]);
     assert!(!p.display.contains("@latest"));
@@ -142,6 +142,7 @@ fn argv_for_each_setting() {
         "--no-sandbox",
         "--isolated",
         "--image-responses",
+        "--block-service-workers",
     ] {
         assert!(p.args.iter().any(|a| a == flag), "{flag} in {:?}", p.args);
     }
@@ -164,7 +165,7 @@ fn argv_for_each_setting() {
 
     let profile = PathBuf::from("/data/browser-profile");
     let p = plan(
-        &options(Profile::Persistent(profile), false),
+        &options(UserData::Persistent(profile), false),
         exe,
         config,
         false,
@@ -178,7 +179,7 @@ fn argv_for_each_setting() {
     let i = p.args.iter().position(|a| a == "--user-data-dir").unwrap();
     assert_eq!(p.args[i + 1], "/data/browser-profile");
 
-    let mut custom = options(Profile::Isolated, true);
+    let mut custom = options(UserData::Isolated, true);
     custom.command = Some(vec![
         "/opt/pw/cli.js".into(),
         "--caps".into(),

@@ -5,7 +5,7 @@
 use std::path::{Path, PathBuf};
 
 use super::{BrowserError, ToolOutput, tree};
-use crate::page::Snapshot;
+use crate::page::{self, Snapshot};
 
 /// Removes ANSI escape sequences (the server colours its call logs).
 pub fn strip_ansi(s: &str) -> String {
@@ -188,6 +188,7 @@ fn parse(text: &str, base_dir: Option<&Path>) -> Parsed {
                         .filter_map(|(_, t)| resolve_path(t, base_dir)),
                 );
             }
+            "Modal state" => output.dialogs = dialogs(s.body),
             "Snapshot" => {
                 tree_text = match tree_source(s.body) {
                     Some(TreeSource::Inline(yaml)) => Some(yaml.to_owned()),
@@ -205,6 +206,23 @@ fn parse(text: &str, base_dir: Option<&Path>) -> Parsed {
         sections,
         tree: tree_text,
     }
+}
+
+/// The dialogs of a `### Modal state` section, each a line such as
+/// `- ["confirm" dialog with message "Are you sure?"]: can be handled by …`.
+/// Lines about other modal states (a file chooser) are left out.
+fn dialogs(body: &str) -> Vec<page::Dialog> {
+    body.lines()
+        .filter_map(|line| {
+            let inner = line.trim().strip_prefix("- [\"")?;
+            let (kind, rest) = inner.split_once("\" dialog with message \"")?;
+            let end = rest.rfind("\"]:")?;
+            Some(page::Dialog {
+                kind: kind.to_owned(),
+                message: rest[..end].to_owned(),
+            })
+        })
+        .collect()
 }
 
 fn read_linked(target: &str, base_dir: Option<&Path>) -> Option<String> {

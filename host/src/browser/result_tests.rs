@@ -3,7 +3,7 @@
 use std::path::{Path, PathBuf};
 
 use super::*;
-use crate::error::ErrorClass;
+use crate::exit::ErrorClass;
 
 /// The raw outputs recorded from the real server.
 fn fixtures() -> PathBuf {
@@ -482,4 +482,27 @@ fn the_big_fixture_parses_completely() {
             .iter()
             .all(|e| e.role != "link" || e.url.is_some())
     );
+}
+
+#[test]
+fn modal_states_become_dialogs() {
+    let text = "### Modal state\n\
+                - [\"confirm\" dialog with message \"Are you sure you want to cancel?\"]: can be handled by browser_handle_dialog\n\
+                - [\"alert\" dialog with message \"Saved \\\"x\\\"\"]: can be handled by browser_handle_dialog\n\
+                - [File chooser]: can be handled by browser_file_upload\n\
+                \n### Page\n- Page URL: http://127.0.0.1/x\n";
+    let out = parse_result(text, None);
+    let kinds: Vec<(&str, &str)> = out
+        .dialogs
+        .iter()
+        .map(|d| (d.kind.as_str(), d.message.as_str()))
+        .collect();
+    assert_eq!(
+        kinds,
+        [
+            ("confirm", "Are you sure you want to cancel?"),
+            ("alert", "Saved \\\"x\\\"")
+        ]
+    );
+    assert!(parse_result("### Page\n- Page URL: http://x/\n", None).dialogs.is_empty());
 }

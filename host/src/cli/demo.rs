@@ -50,9 +50,9 @@ pub async fn run(args: DemoArgs, dirs: &Dirs, json: bool, verbose: bool) -> Resu
 
 /// Whether the user has a model to drive with: a choice or any key.
 fn model_configured(config: &Config) -> bool {
-    let set = |v: &str| std::env::var(v).is_ok_and(|x| !x.is_empty());
-    config.model.is_some()
-        || set("SUBTERMINATOR_MODEL")
+    let set = |v: &str| std::env::var(v).is_ok_and(|x| !x.trim().is_empty());
+    let env_model = std::env::var(crate::llm::MODEL_ENV).ok();
+    crate::llm::choice::wanted(None, env_model.as_deref(), config.model.as_deref()).is_some()
         || set("ANTHROPIC_API_KEY")
         || set("OPENAI_API_KEY")
 }

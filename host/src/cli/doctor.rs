@@ -177,7 +177,7 @@ async fn browser_launches(dirs: &Dirs, config: &Config) -> Check {
 
 fn profile_dir(dirs: &Dirs) -> Check {
     let name = "Browser profile";
-    let dir = dirs.browser_profile();
+    let dir = dirs.browser_user_data();
     let writable =
         std::fs::create_dir_all(&dir).and_then(|()| tempfile::tempfile_in(&dir).map(|_| ()));
     match writable {

@@ -7,7 +7,7 @@ use clap::Args;
 
 use super::session;
 use crate::approval::Console;
-use crate::browser::{Browser, BrowserOptions, Profile};
+use crate::browser::{Browser, BrowserOptions, UserData};
 use crate::config::Config;
 use crate::error::{Error, Result};
 use crate::paths::Dirs;
@@ -33,7 +33,7 @@ pub async fn run(args: LoginArgs, dirs: &Dirs) -> Result<u8> {
         ));
     }
     let output = dirs.runs().join("login");
-    let mut options = BrowserOptions::new(Profile::Persistent(dirs.browser_profile()), output);
+    let mut options = BrowserOptions::new(UserData::Persistent(dirs.browser_user_data()), output);
     options.executable_path = args.browser.or_else(|| config.browser.executable.clone());
     options.command = config.browser.command.clone();
     let browser = Browser::start(options).await?;

@@ -3,7 +3,16 @@
 use anstream::println;
 
 use crate::error::Result;
-use crate::plugin::Registry;
+use crate::plugin::{ApiVersion, Registry};
+
+/// How the host's safety treats a plugin of this API version.
+fn safety_mode(api_version: &str) -> &'static str {
+    if api_version == ApiVersion::V0_1_0.as_str() {
+        "plan-less: its plan marks no irreversible step, so the host's floor decides every prompt"
+    } else {
+        "plan-marked: its irreversible steps always ask; the host's floor still applies"
+    }
+}
 
 pub fn list(registry: &Registry, json: bool) -> Result<u8> {
     if json {
@@ -17,6 +26,7 @@ pub fn list(registry: &Registry, json: bool) -> Result<u8> {
                     "version": s.metadata.version,
                     "source": s.source,
                     "api_version": s.api_version,
+                    "safety": safety_mode(s.api_version),
                 })
             })
             .collect();
@@ -31,11 +41,23 @@ pub fn list(registry: &Registry, json: bool) -> Result<u8> {
         );
         return Ok(0);
     }
-    println!("{:<16} {:<20} {:<10} SOURCE", "ID", "NAME", "VERSION");
+    println!(
+        "{:<16} {:<20} {:<10} {:<10} API",
+        "ID", "NAME", "VERSION", "SOURCE"
+    );
     for s in registry.services() {
+        let api = if s.api_version == ApiVersion::V0_1_0.as_str() {
+            format!("{} (plan-less: the host's floor decides every prompt)", s.api_version)
+        } else {
+            s.api_version.to_owned()
+        };
         println!(
-            "{:<16} {:<20} {:<10} {}",
-            s.metadata.id, s.metadata.display_name, s.metadata.version, s.source
+            "{:<16} {:<20} {:<10} {:<10} {}",
+            s.metadata.id,
+            s.metadata.display_name,
+            s.metadata.version,
+            s.source.to_string(),
+            api
         );
     }
     for (name, e) in registry.broken() {
@@ -53,13 +75,18 @@ pub fn show(registry: &Registry, id: &str, json: bool) -> Result<u8> {
             "plan": s.plan,
             "source": s.source,
             "api_version": s.api_version,
+            "safety": safety_mode(s.api_version),
         });
         println!("{value}");
         return Ok(0);
     }
     println!("{} ({}) {}", m.display_name, m.id, m.version);
     println!("  source:          {}", s.source);
-    println!("  plugin API:      {}", s.api_version);
+    println!(
+        "  plugin API:      {} ({})",
+        s.api_version,
+        safety_mode(s.api_version)
+    );
     println!("  starts at:       {}", m.initial_url);
     println!("  allowed origins: {}", m.allowed_origins.join(", "));
     println!("  sign-in pages:   {}", m.login_url_patterns.join(", "));

@@ -9,13 +9,13 @@ use crate::agent::{
     TaskResult, ToolProfile,
 };
 use crate::approval::Console;
-use crate::browser::{Browser, BrowserOptions, Profile};
+use crate::browser::{Browser, BrowserOptions, UserData};
 use crate::config::Config;
 use crate::error::{Error, Result};
 use crate::llm::{self, LlmSettings, ModelChoice, ProviderEnv};
 use crate::paths::Dirs;
 use crate::plugin::ServiceEntry;
-use crate::run::RunRecord;
+use crate::record::RunRecord;
 
 /// `--model offline`: the deterministic plan-following policy, no model.
 pub const OFFLINE_MODEL: &str = "offline";
@@ -50,14 +50,12 @@ pub struct SessionSpec {
 
 /// Chooses who drives: `offline`, or a model by `--model` > `SUBTERMINATOR_MODEL` > config.
 pub fn driver(spec: &SessionSpec, config: &Config, service: &ServiceEntry) -> Result<Driver> {
-    let env_model = std::env::var("SUBTERMINATOR_MODEL")
-        .ok()
-        .filter(|m| !m.is_empty());
-    let wanted = spec
-        .model
-        .as_deref()
-        .or(env_model.as_deref())
-        .or(config.model.as_deref());
+    let env_model = std::env::var(llm::MODEL_ENV).ok();
+    let wanted = llm::choice::wanted(
+        spec.model.as_deref(),
+        env_model.as_deref(),
+        config.model.as_deref(),
+    );
     if wanted == Some(OFFLINE_MODEL) {
         return Ok(Driver::Offline(OfflinePolicy::new(service.plan.clone())));
     }
@@ -117,9 +115,9 @@ pub async fn run(
     let headless = spec.headless || config.browser.headless.unwrap_or(false) || !has_display();
     let mut options = BrowserOptions::new(
         if spec.isolated {
-            Profile::Isolated
+            UserData::Isolated
         } else {
-            Profile::Persistent(dirs.browser_profile())
+            UserData::Persistent(dirs.browser_user_data())
         },
         run_dir.join("browser"),
     );

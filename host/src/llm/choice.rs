@@ -126,13 +126,7 @@ impl ModelChoice {
         env_model: Option<&str>,
         config_model: Option<&str>,
     ) -> Result<ModelChoice, LlmError> {
-        let name = [cli, env_model, config_model]
-            .into_iter()
-            .flatten()
-            .map(str::trim)
-            .find(|name| !name.is_empty())
-            .unwrap_or(DEFAULT_MODEL);
-        Self::parse(name)
+        Self::parse(wanted(cli, env_model, config_model).unwrap_or(DEFAULT_MODEL))
     }
 
     pub fn parse(name: &str) -> Result<ModelChoice, LlmError> {
@@ -162,6 +156,21 @@ impl ModelChoice {
             base_url: None,
         }
     }
+}
+
+/// The model asked for, if any: the first of `--model`, the environment and
+/// the config file that is set, trimmed. Empty and blank values count as
+/// unset wherever they come from. The one place precedence is decided.
+pub fn wanted<'a>(
+    cli: Option<&'a str>,
+    env_model: Option<&'a str>,
+    config_model: Option<&'a str>,
+) -> Option<&'a str> {
+    [cli, env_model, config_model]
+        .into_iter()
+        .flatten()
+        .map(str::trim)
+        .find(|name| !name.is_empty())
 }
 
 /// OpenAI's reasoning models: `o1`, `o3-mini`, `o4-mini-2025-04-16`, ...
@@ -258,7 +267,7 @@ mod tests {
         ] {
             let err = ModelChoice::parse(name).unwrap_err();
             assert_eq!(err.to_string(), format!("Unsupported model: {name}"));
-            assert_eq!(err.class(), crate::error::ErrorClass::Configuration);
+            assert_eq!(err.class(), crate::exit::ErrorClass::Configuration);
         }
     }
 

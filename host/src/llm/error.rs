@@ -4,7 +4,7 @@
 
 use std::time::Duration;
 
-use crate::error::ErrorClass;
+use crate::exit::ErrorClass;
 
 #[derive(Debug, thiserror::Error)]
 pub enum LlmError {

@@ -234,7 +234,7 @@ mod tests {
     #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
     use super::*;
-    use crate::error::ErrorClass;
+    use crate::exit::ErrorClass;
 
     fn env(pairs: &[(&str, &str)]) -> ProviderEnv {
         let pairs: Vec<(String, String)> = pairs

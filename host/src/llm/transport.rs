@@ -246,10 +246,7 @@ pub(crate) fn server_message(body: &str) -> String {
 }
 
 fn truncate(text: &str, max_chars: usize) -> String {
-    match text.char_indices().nth(max_chars) {
-        Some((cut, _)) => format!("{}…", &text[..cut]),
-        None => text.to_owned(),
-    }
+    crate::text::truncate(text, max_chars, crate::text::ELLIPSIS).into_owned()
 }
 
 /// reqwest's own Display says only "error sending request"; the reason

@@ -17,7 +17,6 @@ use wasmtime::Engine;
 use wasmtime::component::Component;
 
 use super::PluginError;
-use super::sandbox::compile;
 
 const MAGIC: &[u8; 8] = b"STCWASM1";
 const KEY_FILE: &str = "cache.key";
@@ -198,3 +197,17 @@ fn write_new_key(path: &Path) -> Result<[u8; KEY_BYTES], PluginError> {
     file.write_all(&key).map_err(io)?;
     Ok(key)
 }
+
+/// Compiles `wasm` into a component; an invalid one is a typed error that
+/// names where it came from.
+pub(super) fn compile(
+    engine: &Engine,
+    source_name: &str,
+    wasm: &[u8],
+) -> Result<Component, PluginError> {
+    Component::new(engine, wasm).map_err(|e| PluginError::Invalid {
+        source_name: source_name.to_owned(),
+        cause: format!("{e:#}"),
+    })
+}
+

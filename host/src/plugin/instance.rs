@@ -4,35 +4,30 @@
 use std::time::{Duration, Instant};
 
 use wasmtime::Store;
-use wasmtime::component::Component;
 
+use super::api::{ApiVersion, Linked, LiveInstance};
 use super::cache::CacheOutcome;
+use super::engine::PluginEngine;
 use super::limits::{
-    CALL_DEADLINE, LOG_LINE_LIMIT_CHARS, MEMORY_LIMIT_BYTES, OUTPUT_LIMIT_BYTES, deadline_ticks,
+    CALL_DEADLINE, MEMORY_LIMIT_BYTES, OUTPUT_LIMIT_BYTES, cut_log_line, deadline_ticks,
 };
-use super::sandbox::{Runtime, StoreState};
+use super::store::StoreState;
 use super::types::{AuthEvent, Metadata, PlanStep, ToolCallView, Verdict};
-use super::v0_1_0;
 use super::{PluginError, PluginId};
 use crate::page;
 
-/// The API versions a component may speak; one variant per bindings module.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum Api {
-    V0_1_0,
-}
-
 struct Live {
-    inner: v0_1_0::Live,
+    inner: LiveInstance,
     /// How much of the output pipe was already forwarded to the log.
     output_seen: usize,
 }
 
 pub struct Plugin {
     source_name: String,
-    runtime: Runtime,
-    component: Component,
-    api: Api,
+    engine: PluginEngine,
+    /// Linked once at load: replacing a failed instance does not link again.
+    linked: Linked,
+    api: ApiVersion,
     metadata: Metadata,
     plan: Vec<PlanStep>,
     live: Option<Live>,
@@ -56,13 +51,21 @@ impl Plugin {
     /// Compiles (or loads from cache), checks the API version, instantiates,
     /// and asks for metadata and plan. `source_name` names the plugin in
     /// errors until its metadata gives it an id.
-    pub fn load(runtime: &Runtime, source_name: &str, wasm: &[u8]) -> Result<Self, PluginError> {
-        let (component, cache_outcome) = runtime.compile(source_name, wasm)?;
-        let api = detect_api(&component, runtime, source_name)?;
+    pub fn load(
+        engine: &PluginEngine,
+        source_name: &str,
+        wasm: &[u8],
+    ) -> Result<Self, PluginError> {
+        let (component, cache_outcome) = engine.compile(source_name, wasm)?;
+        let api = ApiVersion::of(&component, engine, source_name)?;
+        let linked = Linked::new(api, engine, &component).map_err(|e| PluginError::Instantiate {
+            source_name: source_name.to_owned(),
+            cause: format!("{e:#}"),
+        })?;
         let mut plugin = Self {
             source_name: source_name.to_owned(),
-            runtime: runtime.clone(),
-            component,
+            engine: engine.clone(),
+            linked,
             api,
             metadata: Metadata::default(),
             plan: Vec::new(),
@@ -79,9 +82,19 @@ impl Plugin {
         plugin.metadata = metadata;
         plugin.tag = format!("{} {}", plugin.metadata.id, plugin.metadata.version);
         if let Some(live) = &mut plugin.live {
-            live.inner.store.data_mut().tag.clone_from(&plugin.tag);
+            live.inner.store_mut().data_mut().tag.clone_from(&plugin.tag);
         }
         plugin.plan = plugin.call("plan", |live| live.plan())?;
+        if api != ApiVersion::V0_1_0 && !super::types::has_irreversible_step(&plugin.plan) {
+            return Err(PluginError::BadMetadata {
+                source_name: format!("{} ({source_name})", plugin.id()),
+                cause: format!(
+                    "its plan marks no irreversible step; plugin API {} requires the step that \
+                     commits the cancellation to be marked, with target hints to find it",
+                    api.as_str()
+                ),
+            });
+        }
         Ok(plugin)
     }
 
@@ -101,9 +114,11 @@ impl Plugin {
     }
 
     pub fn api_version(&self) -> &'static str {
-        match self.api {
-            Api::V0_1_0 => v0_1_0::API_VERSION,
-        }
+        self.api.as_str()
+    }
+
+    pub fn api(&self) -> ApiVersion {
+        self.api
     }
 
     pub fn cache_outcome(&self) -> CacheOutcome {
@@ -152,13 +167,15 @@ impl Plugin {
     fn call<R>(
         &mut self,
         name: &'static str,
-        f: impl FnOnce(&mut v0_1_0::Live) -> wasmtime::Result<R>,
+        f: impl FnOnce(&mut LiveInstance) -> wasmtime::Result<R>,
     ) -> Result<R, PluginError> {
         let mut live = match self.live.take() {
             Some(live) => live,
             None => self.instantiate()?,
         };
-        live.inner.store.set_epoch_deadline(deadline_ticks());
+        let store = live.inner.store_mut();
+        store.set_epoch_deadline(deadline_ticks());
+        store.data_mut().limiter.reset();
         let started = Instant::now();
         let result = f(&mut live.inner);
         let said = forward_output(&mut live, self.tag());
@@ -170,12 +187,16 @@ impl Plugin {
             Err(error) => {
                 self.replacements += 1;
                 let output_full = live.output_seen >= OUTPUT_LIMIT_BYTES;
+                let out_of_memory = live.inner.store().data().limiter.refused();
                 Err(self.classify(
                     name,
                     &error,
                     started.elapsed(),
                     said.as_deref(),
-                    output_full,
+                    Exhausted {
+                        output_full,
+                        out_of_memory,
+                    },
                 ))
             }
         }
@@ -183,17 +204,12 @@ impl Plugin {
 
     fn instantiate(&self) -> Result<Live, PluginError> {
         let mut store = Store::new(
-            self.runtime.engine(),
+            self.engine.engine(),
             StoreState::new(self.tag().to_owned()),
         );
         store.limiter(StoreState::limiter);
         store.set_epoch_deadline(deadline_ticks());
-        let inner = match self.api {
-            Api::V0_1_0 => {
-                v0_1_0::Live::instantiate(store, &self.component, &self.runtime.linker_v0_1_0)
-            }
-        }
-        .map_err(|e| PluginError::Instantiate {
+        let inner = self.linked.instantiate(store).map_err(|e| PluginError::Instantiate {
             source_name: self.source_name.clone(),
             cause: format!("{e:#}"),
         })?;
@@ -209,7 +225,7 @@ impl Plugin {
         error: &wasmtime::Error,
         elapsed: Duration,
         last_words: Option<&str>,
-        output_full: bool,
+        exhausted: Exhausted,
     ) -> PluginError {
         let plugin = self.id();
         let text = format!("{error:#}");
@@ -224,7 +240,7 @@ impl Plugin {
                 limit_ms: CALL_DEADLINE.as_millis(),
             };
         }
-        if text.contains("growing memory") || text.contains("memory allocation") {
+        if exhausted.out_of_memory {
             return PluginError::OutOfMemory {
                 plugin,
                 call,
@@ -234,7 +250,7 @@ impl Plugin {
         let mut cause = error
             .downcast_ref::<wasmtime::Trap>()
             .map_or_else(|| text.clone(), ToString::to_string);
-        if output_full {
+        if exhausted.output_full {
             cause.push_str(&format!(
                 "; its stdout/stderr passed the {} KiB limit",
                 OUTPUT_LIMIT_BYTES / 1024
@@ -251,39 +267,17 @@ impl Plugin {
     }
 }
 
-/// The API version a component was built against, from the versioned name
-/// of the types interface it imports.
-fn detect_api(
-    component: &Component,
-    runtime: &Runtime,
-    source_name: &str,
-) -> Result<Api, PluginError> {
-    let ty = component.component_type();
-    let mut found = None;
-    for (name, _) in ty.imports(runtime.engine()) {
-        if name == v0_1_0::TYPES_INTERFACE {
-            return Ok(Api::V0_1_0);
-        }
-        if let Some(version) = name.strip_prefix("subterminator:service/types@") {
-            found = Some(version.to_owned());
-        }
-    }
-    Err(match found {
-        Some(found) => PluginError::UnsupportedApi {
-            source_name: source_name.to_owned(),
-            found,
-        },
-        None => PluginError::Invalid {
-            source_name: source_name.to_owned(),
-            cause: "it does not import the subterminator:service contract; build it with subterminator-sdk".into(),
-        },
-    })
+/// Which of the store's bounds a failed call ran into.
+#[derive(Debug, Clone, Copy)]
+struct Exhausted {
+    output_full: bool,
+    out_of_memory: bool,
 }
 
 /// Sends what the guest printed since the last call to the log, and returns
 /// its last line (a panic message, usually).
 fn forward_output(live: &mut Live, tag: &str) -> Option<String> {
-    let bytes = live.inner.store.data().output.contents();
+    let bytes = live.inner.store().data().output.contents();
     let new = bytes.get(live.output_seen..)?;
     live.output_seen = bytes.len();
     if new.is_empty() {
@@ -292,7 +286,7 @@ fn forward_output(live: &mut Live, tag: &str) -> Option<String> {
     let text = String::from_utf8_lossy(new);
     let lines: Vec<&str> = text.lines().filter(|l| !l.trim().is_empty()).collect();
     for line in &lines {
-        tracing::debug!(plugin = tag, "output: {}", cut(line));
+        tracing::debug!(plugin = tag, "output: {}", cut_log_line(line));
     }
     // A Rust panic prints "… panicked at <place>:" then its message, then a
     // note about backtraces: the message is what explains a trap.
@@ -310,15 +304,7 @@ fn forward_output(live: &mut Live, tag: &str) -> Option<String> {
             .copied()?
             .to_owned(),
     };
-    Some(cut(&words).into_owned())
-}
-
-/// A guest's line, cut to [`LOG_LINE_LIMIT_CHARS`].
-pub(super) fn cut(line: &str) -> std::borrow::Cow<'_, str> {
-    match line.char_indices().nth(LOG_LINE_LIMIT_CHARS) {
-        Some((at, _)) => format!("{}…", &line[..at]).into(),
-        None => line.into(),
-    }
+    Some(cut_log_line(&words).into_owned())
 }
 
 fn validate_metadata(m: &Metadata) -> Result<(), String> {

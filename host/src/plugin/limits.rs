@@ -31,3 +31,12 @@ pub fn deadline_ticks() -> u64 {
         .div_ceil(EPOCH_TICK.as_millis().max(1));
     u64::try_from(ticks).unwrap_or(u64::MAX).saturating_add(1)
 }
+
+/// Table elements (function references) an instance may grow to; far more
+/// than a compiled Rust plugin uses, small enough to bound the host's memory.
+pub const TABLE_LIMIT_ELEMENTS: usize = 100_000;
+
+/// A guest's log line, cut to [`LOG_LINE_LIMIT_CHARS`].
+pub fn cut_log_line(line: &str) -> std::borrow::Cow<'_, str> {
+    crate::text::truncate(line, LOG_LINE_LIMIT_CHARS, crate::text::ELLIPSIS)
+}

@@ -7,8 +7,7 @@ use std::sync::{Arc, Mutex};
 
 use super::limits::COMPONENT_SIZE_LIMIT_BYTES;
 use super::types::{Metadata, PlanStep};
-use super::{Plugin, PluginError, Runtime, SharedPlugin};
-use crate::error::Error;
+use super::{Plugin, PluginError, PluginEngine, SharedPlugin};
 
 /// A plugin compiled into this binary by `build.rs`.
 #[derive(Debug)]
@@ -54,11 +53,11 @@ impl Registry {
     /// Loads every bundled plugin and every `.wasm` in `installed_dir`. A
     /// plugin that fails to load is kept aside with its error; the others
     /// still serve.
-    pub fn load(runtime: &Runtime, installed_dir: Option<&Path>) -> Self {
+    pub fn load(engine: &PluginEngine, installed_dir: Option<&Path>) -> Self {
         let mut registry = Self::default();
         for bundled in BUNDLED {
             registry.add(
-                runtime,
+                engine,
                 bundled.package,
                 bundled.wasm,
                 PluginSource::Bundled,
@@ -68,7 +67,7 @@ impl Registry {
             for path in wasm_files(dir) {
                 let name = path.display().to_string();
                 match read_component(&path) {
-                    Ok(wasm) => registry.add(runtime, &name, &wasm, PluginSource::Installed(path)),
+                    Ok(wasm) => registry.add(engine, &name, &wasm, PluginSource::Installed(path)),
                     Err(e) => registry.broken.push((name, e)),
                 }
             }
@@ -80,8 +79,8 @@ impl Registry {
     }
 
     /// Adds one component; a later plugin with an existing id replaces it.
-    pub fn add(&mut self, runtime: &Runtime, source_name: &str, wasm: &[u8], source: PluginSource) {
-        match Plugin::load(runtime, source_name, wasm) {
+    pub fn add(&mut self, engine: &PluginEngine, source_name: &str, wasm: &[u8], source: PluginSource) {
+        match Plugin::load(engine, source_name, wasm) {
             Ok(plugin) => {
                 let entry = ServiceEntry {
                     metadata: plugin.metadata().clone(),
@@ -127,11 +126,11 @@ impl Registry {
     }
 
     /// The service called `name` (ignoring case).
-    pub fn get(&self, name: &str) -> Result<&ServiceEntry, Error> {
+    pub fn get(&self, name: &str) -> Result<&ServiceEntry, PluginError> {
         self.entries
             .iter()
             .find(|e| e.metadata.id.eq_ignore_ascii_case(name.trim()))
-            .ok_or_else(|| Error::ServiceNotFound {
+            .ok_or_else(|| PluginError::ServiceNotFound {
                 name: name.to_owned(),
                 available: self.ids(),
             })

@@ -3,6 +3,11 @@
 
 use serde::Serialize;
 
+/// The facts the host reads from the DOM for an action's target. One type
+/// for the browser, the safety decision and the plugins: the page module owns
+/// it because the browser fills it in.
+pub use crate::page::ElementFacts;
+
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
 pub struct Metadata {
     pub id: String,
@@ -13,6 +18,21 @@ pub struct Metadata {
     pub system_prompt_addition: String,
     pub allowed_origins: Vec<String>,
     pub login_url_patterns: Vec<String>,
+    /// Globs of URLs whose request itself commits (a GET confirm link).
+    /// Empty for API 0.1.0, which cannot say.
+    pub commit_url_patterns: Vec<String>,
+    /// Requests that commit (a form post to the cancel endpoint). Empty for
+    /// API 0.1.0.
+    pub commit_requests: Vec<RequestPattern>,
+}
+
+/// A request that commits by itself, matched before it leaves the browser.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
+pub struct RequestPattern {
+    /// Upper-case HTTP method, or `*` for any.
+    pub method: String,
+    /// Glob where `*` stands for any run of characters.
+    pub url_pattern: String,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
@@ -50,6 +70,18 @@ pub struct PlanStep {
     pub description: String,
     pub done_when: String,
     pub targets: Vec<TargetHint>,
+    /// The step commits: the host always asks before it. Always false from
+    /// API 0.1.0, whose plans cannot mark it (the host treats them as
+    /// plan-less).
+    pub irreversible: bool,
+}
+
+/// Whether a plan marks at least one step irreversible, with targets to
+/// find it by: what API 0.2.0 requires of every plugin.
+pub fn has_irreversible_step(steps: &[PlanStep]) -> bool {
+    steps
+        .iter()
+        .any(|s| s.irreversible && !s.targets.is_empty())
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
@@ -58,6 +90,9 @@ pub enum Verdict {
     Success,
     Failure(String),
     Unknown,
+    /// The page shows the subscription was cancelled before this run did
+    /// anything (API 0.2.0 and later).
+    AlreadyCancelled,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
@@ -82,4 +117,7 @@ pub struct ToolCallView {
     pub action: String,
     pub arguments: serde_json::Value,
     pub target: Option<crate::page::Element>,
+    /// What the host read from the DOM for `target`; 0.1.0 plugins never
+    /// see it.
+    pub facts: Option<ElementFacts>,
 }

@@ -4,7 +4,7 @@
 use wasmtime::Store;
 use wasmtime::component::{Component, HasSelf, Linker};
 
-use super::sandbox::StoreState;
+use super::store::StoreState;
 use super::types as host;
 use crate::page;
 
@@ -26,7 +26,7 @@ impl wit::Host for StoreState {}
 
 impl bindings::ServiceImports for StoreState {
     fn log(&mut self, level: wit::LogLevel, message: String) {
-        let message = super::instance::cut(&message);
+        let message = super::limits::cut_log_line(&message);
         let tag = self.tag.as_str();
         match level {
             wit::LogLevel::Trace => tracing::trace!(plugin = tag, "{message}"),
@@ -42,6 +42,14 @@ pub fn add_to_linker(linker: &mut Linker<StoreState>) -> wasmtime::Result<()> {
     bindings::Service::add_to_linker::<StoreState, HasSelf<StoreState>>(linker, |state| state)
 }
 
+/// A 0.1.0 component linked once, instantiated many times.
+pub type Pre = bindings::ServicePre<StoreState>;
+
+/// Links `component` against this version's imports.
+pub fn pre(linker: &Linker<StoreState>, component: &Component) -> wasmtime::Result<Pre> {
+    bindings::ServicePre::new(linker.instantiate_pre(component)?)
+}
+
 /// A live 0.1.0 instance and its store.
 pub struct Live {
     pub(super) store: Store<StoreState>,
@@ -49,12 +57,8 @@ pub struct Live {
 }
 
 impl Live {
-    pub fn instantiate(
-        mut store: Store<StoreState>,
-        component: &Component,
-        linker: &Linker<StoreState>,
-    ) -> wasmtime::Result<Self> {
-        let bindings = bindings::Service::instantiate(&mut store, component, linker)?;
+    pub fn instantiate(mut store: Store<StoreState>, pre: &Pre) -> wasmtime::Result<Self> {
+        let bindings = pre.instantiate(&mut store)?;
         Ok(Self { store, bindings })
     }
 
@@ -69,6 +73,9 @@ impl Live {
             system_prompt_addition: m.system_prompt_addition,
             allowed_origins: m.allowed_origins,
             login_url_patterns: m.login_url_patterns,
+            // 0.1.0 cannot name commit requests; the host's floor guards alone.
+            commit_url_patterns: Vec::new(),
+            commit_requests: Vec::new(),
         })
     }
 
@@ -190,5 +197,7 @@ fn plan_step(step: wit::PlanStep) -> host::PlanStep {
                 optional: t.optional,
             })
             .collect(),
+        // 0.1.0 plans cannot mark the commit, so none is trusted as safe.
+        irreversible: false,
     }
 }

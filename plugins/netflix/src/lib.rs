@@ -7,6 +7,8 @@
 
 use subterminator_sdk::prelude::*;
 
+mod wording;
+
 pub struct Netflix;
 
 const INITIAL_URL: &str = "https://www.netflix.com/account";
@@ -15,25 +17,39 @@ const INITIAL_URL: &str = "https://www.netflix.com/account";
 const FINAL_CLICK_WORDS: &[&str] = &["finish", "confirm", "complete"];
 /// Pages whose URL means "the last step".
 const CONFIRM_URL_PARTS: &[&str] = &["/confirm", "/cancelplan"];
-/// A page that still offers these has not cancelled anything yet.
+/// A page that still offers these has not cancelled anything yet: whatever
+/// else it says (an offer page quotes the end date too), success is not
+/// shown while the way to commit is still on it.
 const PENDING_CANCEL_NAMES: &[&str] = &[
-    "finish cancellation",
+    "finish cancel",
     "cancel membership",
+    "cancel my membership",
+    "cancel plan",
+    "cancel my plan",
+    "cancel subscription",
+    "cancel my subscription",
     "continue cancellation",
     "continue to cancel",
+    "confirm cancellation",
+    "complete cancellation",
 ];
 
-const SUCCESS_TITLE_WORDS: &[&str] = &["cancelled", "canceled"];
-const SUCCESS_CONTENT_WORDS: &[&str] = &[
-    "membership ends",
-    "cancellation confirmed",
-    "your cancellation is complete",
-];
 const SUCCESS_URL_PARTS: &[&str] = &["/cancelsuccess"];
-const RESTART_NAMES: &[&str] = &["restart membership", "restart your membership"];
+/// Buttons and links a cancelled membership offers; alone they prove
+/// nothing (a lapsed account shows them too), beside an end date they do.
+const COMEBACK_WORDS: &[&str] = &["restart", "resume", "rejoin"];
 
-const FAILURE_CONTENT_WORDS: &[&str] = &["something went wrong", "unable to process"];
-const FAILURE_ELEMENT_WORDS: &[&str] = &["could not", "unable to"];
+/// Words anywhere on the page that mean the request did not go through. They
+/// are broad on purpose: a success page that also says one of them is read as
+/// not verified, which a human can still confirm; the other way round would
+/// report a cancellation that did not happen.
+const FAILURE_WORDS: &[&str] = &[
+    "something went wrong",
+    "could not",
+    "couldn't",
+    "couldn\u{2019}t",
+    "unable to",
+];
 
 const TWO_FACTOR_WORDS: &[&str] = &["two-factor", "verification code", "2fa", "authenticator"];
 const CAPTCHA_WORDS: &[&str] = &["captcha", "robot", "verify you're human", "security check"];
@@ -76,22 +92,24 @@ impl Service for Netflix {
                 "https://help.netflix.com".into(),
             ],
             login_url_patterns: LOGIN_PATTERNS.iter().map(|p| (*p).to_owned()).collect(),
+            // Netflix's commit request has not been observed on a live
+            // account; a guessed pattern would guard nothing. The plan's
+            // irreversible step and the host's floor cover the final click.
+            ..Metadata::default()
         }
     }
 
     fn plan(&self) -> Vec<PlanStep> {
         vec![
-            PlanStep {
-                description: "Open the cancellation flow from the account page".into(),
-                done_when: "A page about cancelling (an offer, a survey or a final confirmation) \
-                            is shown"
-                    .into(),
-                targets: vec![TargetHint::click("button", &["cancel membership"])],
-            },
-            PlanStep {
-                description: "Decline any retention offer".into(),
-                done_when: "No offer is shown; the flow continues towards cancelling".into(),
-                targets: vec![TargetHint::click(
+            PlanStep::new(
+                "Open the cancellation flow from the account page",
+                "A page about cancelling (an offer, a survey or a final confirmation) is shown",
+                vec![TargetHint::click("button", &["cancel membership"])],
+            ),
+            PlanStep::new(
+                "Decline any retention offer",
+                "No offer is shown; the flow continues towards cancelling",
+                vec![TargetHint::click(
                     "button",
                     &[
                         "continue to cancel",
@@ -100,21 +118,21 @@ impl Service for Netflix {
                         "decline",
                     ],
                 )],
-            },
-            PlanStep {
-                description: "Answer the reasons survey, if there is one".into(),
-                done_when: "The final confirmation page is shown".into(),
-                targets: vec![
+            ),
+            PlanStep::new(
+                "Answer the reasons survey, if there is one",
+                "The final confirmation page is shown",
+                vec![
                     TargetHint::select(&["reason"], "Other").optional(),
                     TargetHint::click("button", &["continue", "next", "skip"]),
                 ],
-            },
-            PlanStep {
-                description: "Confirm the cancellation (a human approves this click)".into(),
-                done_when: "The page says the membership is cancelled and shows when it ends"
-                    .into(),
-                targets: vec![TargetHint::click("button", &["finish cancellation"])],
-            },
+            ),
+            PlanStep::new(
+                "Confirm the cancellation (a human approves this click)",
+                "The page says the membership is cancelled and shows when it ends",
+                vec![TargetHint::click("button", &["finish cancellation"])],
+            )
+            .irreversible(),
         ]
     }
 
@@ -129,6 +147,16 @@ impl Service for Netflix {
             return Some(format!(
                 "Clicking {} \"{}\" may complete the cancellation",
                 target.role, target.name
+            ));
+        }
+        // A page can name a button "Go back" for assistive technology while
+        // showing "Finish Cancellation": what a person sees counts as well.
+        if let Some(facts) = &call.facts
+            && contains_any(&facts.visible_text, FINAL_CLICK_WORDS)
+        {
+            return Some(format!(
+                "The element shows \"{}\" and may complete the cancellation",
+                facts.visible_text
             ));
         }
         let page = FoldedPage::of(snapshot);
@@ -155,19 +183,31 @@ impl Service for Netflix {
         if let Some(reason) = failure_indicator(snapshot, &page) {
             return Verdict::Failure(reason);
         }
-        let succeeded = page.title_has_any(SUCCESS_TITLE_WORDS)
-            || page.content_has_any(SUCCESS_CONTENT_WORDS)
-            || page.url_has_any(SUCCESS_URL_PARTS)
-            || page
-                .element_named(&["heading"], SUCCESS_TITLE_WORDS)
-                .is_some()
-            || page
-                .element_named(&["button", "link"], RESTART_NAMES)
-                .is_some();
-        let still_cancelling = page
+        let mut said = Said::default();
+        for text in visible_texts(snapshot, &page) {
+            said.add(&wording::read(text));
+        }
+        if let Some(clause) = said.negated {
+            return Verdict::Failure(format!("the page says \"{clause}\""));
+        }
+        if page
             .element_named(&["button", "link"], PENDING_CANCEL_NAMES)
+            .is_some()
+        {
+            return Verdict::Unknown;
+        }
+        let comeback = page
+            .element_named(&["button", "link"], COMEBACK_WORDS)
             .is_some();
-        if succeeded && !still_cancelling {
+        // One clear statement is enough; the softer signs (an end date, a
+        // processed request, a way back) count only in pairs, because an
+        // offer page quotes the end date and a plan change is "processed" too.
+        let strong = said.cancelled || said.confirmed || page.url_has_any(SUCCESS_URL_PARTS);
+        let soft = [said.ends, said.processed, comeback]
+            .iter()
+            .filter(|s| **s)
+            .count();
+        if strong || soft >= 2 {
             Verdict::Success
         } else {
             Verdict::Unknown
@@ -207,19 +247,50 @@ fn failure_indicator(snapshot: &Snapshot, page: &FoldedPage) -> Option<String> {
     if page.url_has_any(&["error"]) {
         return Some(format!("the page is an error page ({})", snapshot.url));
     }
-    if let Some(word) = FAILURE_CONTENT_WORDS
-        .iter()
-        .find(|w| page.content_has_any(&[w]))
-    {
-        return Some(format!("the page says \"{word}\""));
-    }
     if page.url_has_any(&["/login"]) && page.url_has_any(&["netflix.com"]) {
         return Some("Netflix signed the session out".into());
     }
-    if let Some(name) = page.element_named(&[], FAILURE_ELEMENT_WORDS) {
+    if let Some(word) = FAILURE_WORDS
+        .iter()
+        .find(|w| page.title_has_any(&[w]) || page.content_has_any(&[w]))
+    {
+        return Some(format!("the page says \"{word}\""));
+    }
+    if let Some(name) = page.element_named(&[], FAILURE_WORDS) {
         return Some(format!("the page says \"{name}\""));
     }
     None
+}
+
+/// The texts a person reads on the page: the title, the tree's text, and
+/// the names of elements (a heading can be in the element list alone).
+fn visible_texts<'a>(snapshot: &'a Snapshot, page: &'a FoldedPage) -> Vec<&'a str> {
+    let mut texts = vec![page.title.as_str(), page.content.as_str()];
+    texts.extend(snapshot.elements.iter().map(|e| e.name.as_str()));
+    texts
+}
+
+/// What the page's wording says, summed over its texts.
+#[derive(Debug, Default)]
+struct Said {
+    cancelled: bool,
+    confirmed: bool,
+    ends: bool,
+    processed: bool,
+    /// The first statement that says the opposite ("was not cancelled").
+    negated: Option<String>,
+}
+
+impl Said {
+    fn add(&mut self, read: &wording::Reading) {
+        self.cancelled |= read.cancelled;
+        self.confirmed |= read.confirmed;
+        self.ends |= read.ends;
+        self.processed |= read.processed;
+        if self.negated.is_none() {
+            self.negated.clone_from(&read.negated);
+        }
+    }
 }
 
 register_service!(Netflix);

@@ -68,7 +68,218 @@ fn click(target: Option<Element>, model_says: &str) -> ToolCall {
         action: "browser_click".into(),
         arguments_json: format!(r#"{{"element":"{model_says}","target":"e9"}}"#),
         target,
+        facts: None,
     }
+}
+
+/// A page as Playwright's tree shows it: each line of `lines` is one
+/// `(role, name)` element, and the content is the tree's text of them.
+fn tree(url: &str, title: &str, lines: &[(&str, &str)]) -> Snapshot {
+    let content = lines
+        .iter()
+        .map(|(role, name)| match *role {
+            "paragraph" => format!("- paragraph: {name}"),
+            _ => format!("- {role} \"{name}\""),
+        })
+        .collect::<Vec<_>>()
+        .join("\n");
+    let elements = lines
+        .iter()
+        .filter(|(role, _)| *role != "paragraph")
+        .map(|(role, name)| el(role, name))
+        .collect();
+    page(url, title, &content, elements)
+}
+
+/// Confirmation pages in the wordings Netflix has used or may use.
+fn success_wordings() -> Vec<(&'static str, Snapshot)> {
+    vec![
+        (
+            "plan canceled (US), will end on",
+            tree(
+                "https://www.netflix.com/account",
+                "Netflix",
+                &[
+                    ("heading", "Your plan has been canceled"),
+                    ("paragraph", "Your plan will end on June 12, 2027."),
+                ],
+            ),
+        ),
+        (
+            "request processed, subscription expires, resume link",
+            tree(
+                "https://www.netflix.com/account",
+                "Netflix",
+                &[
+                    ("heading", "We've processed your request"),
+                    ("paragraph", "Your subscription expires on 12 June 2027."),
+                    ("link", "Resume subscription"),
+                ],
+            ),
+        ),
+        (
+            "curly apostrophe, processed, rejoin button",
+            tree(
+                "https://www.netflix.com/account",
+                "Account",
+                &[
+                    ("paragraph", "We\u{2019}ve processed your request."),
+                    ("button", "Rejoin Netflix"),
+                ],
+            ),
+        ),
+        (
+            "you've cancelled your membership",
+            tree(
+                "https://www.netflix.com/account",
+                "Account",
+                &[("alert", "You've cancelled your Netflix membership.")],
+            ),
+        ),
+        (
+            "cancellation is complete, membership ends on",
+            tree(
+                "https://www.netflix.com/cancelplan/done",
+                "Netflix",
+                &[
+                    ("heading", "Your cancellation is complete"),
+                    ("paragraph", "Your membership ends on 12 June 2027."),
+                    ("button", "Restart Membership"),
+                ],
+            ),
+        ),
+        (
+            "membership will end on, restart link",
+            tree(
+                "https://www.netflix.com/account",
+                "Account",
+                &[
+                    ("paragraph", "Your membership will end on 12 June 2027."),
+                    ("link", "Restart your membership"),
+                ],
+            ),
+        ),
+    ]
+}
+
+/// Pages that say something like success but must never be read as it.
+fn false_successes() -> Vec<(&'static str, Snapshot)> {
+    vec![
+        (
+            "success wording while a final cancel button is still offered",
+            tree(
+                "https://www.netflix.com/cancelplan",
+                "Netflix",
+                &[
+                    ("heading", "Your membership has been cancelled"),
+                    ("button", "Finish Cancellation"),
+                ],
+            ),
+        ),
+        (
+            "negated: was not cancelled",
+            tree(
+                "https://www.netflix.com/account",
+                "Membership cancelled?",
+                &[
+                    ("heading", "Your membership was not cancelled"),
+                    ("paragraph", "Your membership ends on 12 June 2027."),
+                    ("button", "Restart Membership"),
+                ],
+            ),
+        ),
+        (
+            "negated: could not / unable to",
+            tree(
+                "https://www.netflix.com/account",
+                "Membership Cancelled",
+                &[
+                    ("paragraph", "We were unable to cancel your plan."),
+                    ("paragraph", "Your plan ends on 12 June 2027."),
+                    ("link", "Restart Membership"),
+                ],
+            ),
+        ),
+        (
+            "offer page: membership ends on, next to a finish button",
+            tree(
+                "https://www.netflix.com/cancelplan",
+                "Netflix",
+                &[
+                    ("heading", "Before you go"),
+                    ("paragraph", "Your membership ends on 12 June 2027."),
+                    ("button", "Finish Cancellation"),
+                    ("button", "Keep my membership"),
+                ],
+            ),
+        ),
+        (
+            "end date alone",
+            tree(
+                "https://www.netflix.com/account",
+                "Account",
+                &[("paragraph", "Your membership ends on 12 June 2027.")],
+            ),
+        ),
+        (
+            "request processed alone (a plan change says it too)",
+            tree(
+                "https://www.netflix.com/account",
+                "Account",
+                &[("heading", "We've processed your request")],
+            ),
+        ),
+        (
+            "negated: hasn't been canceled yet",
+            tree(
+                "https://www.netflix.com/account",
+                "Netflix",
+                &[
+                    ("heading", "Your plan hasn't been canceled yet"),
+                    ("link", "Resume"),
+                    ("paragraph", "Your plan will end on June 12, 2027."),
+                ],
+            ),
+        ),
+    ]
+}
+
+#[test]
+fn success_wordings_verify() {
+    for (name, snap) in success_wordings() {
+        let got = Netflix.verify(&snap);
+        assert_eq!(got, Verdict::Success, "{name}");
+    }
+}
+
+#[test]
+fn false_successes_never_verify() {
+    for (name, snap) in false_successes() {
+        let got = Netflix.verify(&snap);
+        assert_ne!(got, Verdict::Success, "{name}");
+    }
+}
+
+#[test]
+fn negated_pages_are_failures_with_the_words() {
+    let cases = [
+        ("negated: was not cancelled", "was not cancelled"),
+        ("negated: could not / unable to", "unable to"),
+        ("negated: hasn't been canceled yet", "hasn't been canceled"),
+    ];
+    let mut checked = 0;
+    for (name, snap) in false_successes() {
+        let Some((_, words)) = cases.iter().find(|(n, _)| *n == name) else {
+            continue;
+        };
+        let got = Netflix.verify(&snap);
+        assert!(
+            matches!(&got, Verdict::Failure(why) if why.to_lowercase().contains(words)),
+            "{name}: {got:?}"
+        );
+        checked += 1;
+    }
+    assert_eq!(checked, cases.len(), "a case names no fixture");
 }
 
 #[test]
@@ -235,6 +446,19 @@ fn checkpoint_table() {
             true,
         ),
         (
+            "what a person sees counts, not only the accessible name",
+            ToolCall {
+                facts: Some(ElementFacts {
+                    visible_text: "Finish Cancellation".into(),
+                    tag: "button".into(),
+                    ..ElementFacts::default()
+                }),
+                ..click(Some(el("button", "Go back")), "x")
+            },
+            account(),
+            true,
+        ),
+        (
             "read-only actions never ask",
             ToolCall {
                 action: "browser_snapshot".into(),
@@ -345,4 +569,10 @@ fn plan_targets_match_the_flow() {
     assert!(plan[1].targets[0].matches(&el("button", "Continue to Cancel")));
     assert!(!plan[1].targets[0].matches(&el("button", "Accept offer")));
     assert!(plan[3].targets[0].matches(&el("button", "Finish Cancellation")));
+}
+
+#[test]
+fn only_the_final_step_is_irreversible() {
+    let marks: Vec<bool> = Netflix.plan().iter().map(|s| s.irreversible).collect();
+    assert_eq!(marks, [false, false, false, true]);
 }

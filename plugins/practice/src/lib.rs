@@ -35,34 +35,43 @@ impl Service for Practice {
                 .into(),
             allowed_origins: vec!["http://127.0.0.1".into()],
             login_url_patterns: vec!["*/login*".into()],
+            // The site's forms (host/src/demo/pages): finishing cancels,
+            // accepting the offer and restarting change the billing.
+            commit_requests: vec![
+                RequestPattern::new("POST", "*/cancel/finish*"),
+                RequestPattern::new("POST", "*/offer/accept*"),
+                RequestPattern::new("POST", "*/restart*"),
+            ],
+            ..Metadata::default()
         }
     }
 
     fn plan(&self) -> Vec<PlanStep> {
         vec![
-            PlanStep {
-                description: "Open the cancellation flow".into(),
-                done_when: "The retention offer is shown".into(),
-                targets: vec![TargetHint::click("button", &["cancel membership"])],
-            },
-            PlanStep {
-                description: "Decline the retention offer".into(),
-                done_when: "The reasons survey is shown".into(),
-                targets: vec![TargetHint::click("button", &["continue to cancel"])],
-            },
-            PlanStep {
-                description: "Answer the reasons survey".into(),
-                done_when: "The final confirmation is shown".into(),
-                targets: vec![
+            PlanStep::new(
+                "Open the cancellation flow",
+                "The retention offer is shown",
+                vec![TargetHint::click("button", &["cancel membership"])],
+            ),
+            PlanStep::new(
+                "Decline the retention offer",
+                "The reasons survey is shown",
+                vec![TargetHint::click("button", &["continue to cancel"])],
+            ),
+            PlanStep::new(
+                "Answer the reasons survey",
+                "The final confirmation is shown",
+                vec![
                     TargetHint::select(&["reason for leaving"], "Other"),
                     TargetHint::click("button", &["continue"]),
                 ],
-            },
-            PlanStep {
-                description: "Finish the cancellation (you approve this click)".into(),
-                done_when: "The page says the membership has been cancelled".into(),
-                targets: vec![TargetHint::click("button", &["finish cancellation"])],
-            },
+            ),
+            PlanStep::new(
+                "Finish the cancellation (you approve this click)",
+                "The page says the membership has been cancelled",
+                vec![TargetHint::click("button", &["finish cancellation"])],
+            )
+            .irreversible(),
         ]
     }
 
@@ -179,6 +188,7 @@ mod tests {
             action: "browser_click".into(),
             arguments_json: r#"{"element":"a harmless button"}"#.into(),
             target: Some(Element::new("button", "Finish Cancellation")),
+            facts: None,
         };
         assert!(
             Practice
@@ -194,6 +204,29 @@ mod tests {
                 .checkpoint(&look, &page("http://127.0.0.1:1/confirm", &[]))
                 .is_none()
         );
+    }
+
+    #[test]
+    fn only_the_finish_step_is_irreversible() {
+        let marks: Vec<bool> = Practice.plan().iter().map(|s| s.irreversible).collect();
+        assert_eq!(marks, [false, false, false, true]);
+    }
+
+    #[test]
+    fn commit_requests_name_the_sites_billing_forms() {
+        let commits = Practice.metadata().commit_requests;
+        let cases = [
+            ("POST", "http://127.0.0.1:8/cancel/finish", true),
+            ("POST", "http://127.0.0.1:8/offer/accept", true),
+            ("POST", "http://127.0.0.1:8/restart", true),
+            ("GET", "http://127.0.0.1:8/cancel", false),
+            ("GET", "http://127.0.0.1:8/confirm?reason=Other", false),
+            ("POST", "http://127.0.0.1:8/login", false),
+        ];
+        for (method, url, want) in cases {
+            let got = commits.iter().any(|c| c.matches(method, url));
+            assert_eq!(got, want, "{method} {url}");
+        }
     }
 
     #[test]

@@ -16,6 +16,7 @@ use std::cell::Cell;
 use std::collections::HashMap;
 use std::path::PathBuf;
 
+use crate::safety::RefusalCode;
 use serde_json::{Value, json};
 
 use super::{BrowserAction, Look, ModelScreenshot, Outcome, Refusal, ToolProfile, describe};
@@ -24,8 +25,9 @@ use crate::llm::ToolSpec;
 use crate::page::{Element, Snapshot};
 use crate::plugin::HintAction;
 use geometry::{BBox, MEASURE_JS, Tracker, Viewport};
-use tools::{CLICK, DEFAULT_SCROLL_PX, FILL, GET_SNAPSHOT, SCROLL, SELECT};
+use tools::{CLICK, DEFAULT_SCROLL_PX, DIALOG, FILL, GET_SNAPSHOT, SCROLL, SELECT};
 use view::{Layout, View};
+use crate::browser::tools as mcp;
 
 /// Roles `browser_fill` types into.
 const FILLABLE: &[&str] = &["textbox", "searchbox", "combobox", "spinbutton"];
@@ -72,7 +74,7 @@ impl CompactProfile {
             .and_then(|n| n.parse::<usize>().ok())
             .ok_or_else(|| {
                 Refusal::new(
-                    "invalid_params",
+                    RefusalCode::InvalidParams,
                     format!(
                         "\"{reference}\" is not a ref; use one like @e3 from the latest snapshot."
                     ),
@@ -80,7 +82,7 @@ impl CompactProfile {
             })?;
         self.targets.get(n).cloned().map(|e| (n, e)).ok_or_else(|| {
             Refusal::new(
-                "ref_invalid",
+                RefusalCode::RefInvalid,
                 format!(
                     "{reference} is not in the latest snapshot (refs last one snapshot; it has @e0..@e{}). \
                      Use a ref from the snapshot below.",
@@ -95,14 +97,14 @@ impl CompactProfile {
     fn blocked(&self, reference: &str, target: &Element, snapshot: &Snapshot) -> Option<Refusal> {
         if target.has_state("disabled") {
             return Some(Refusal::new(
-                "element_disabled",
+                RefusalCode::ElementDisabled,
                 format!("{reference} ({}) is disabled.", describe(target)),
             ));
         }
         let bbox = target.reference.as_ref().and_then(|r| self.boxes.get(r))?;
         if bbox.is_empty() {
             return Some(Refusal::new(
-                "element_not_visible",
+                RefusalCode::ElementNotVisible,
                 format!("{reference} ({}) has no size on screen.", describe(target)),
             ));
         }
@@ -125,7 +127,7 @@ impl CompactProfile {
                         .is_some_and(|b| b.contains(center));
                 covers.then(|| {
                     Refusal::new(
-                        "element_obscured",
+                        RefusalCode::ElementObscured,
                         format!(
                             "{reference} ({}) is covered by {}; deal with that first.",
                             describe(target),
@@ -155,7 +157,7 @@ impl CompactProfile {
             );
             let reference = target.reference.clone().unwrap_or_default();
             return Ok(self.action(
-                "browser_evaluate",
+                mcp::EVALUATE,
                 target.clone(),
                 json!({ "target": reference, "element": describe(&target), "function": script }),
                 true,
@@ -175,13 +177,13 @@ impl CompactProfile {
             }
             _ => {
                 return Err(Refusal::new(
-                    "invalid_params",
+                    RefusalCode::InvalidParams,
                     "browser_scroll needs either ref or direction (up, down, top, bottom).",
                 ));
             }
         };
         Ok(BrowserAction {
-            mcp_tool: Some("browser_evaluate".into()),
+            mcp_tool: Some(mcp::EVALUATE.into()),
             mcp_args: json!({ "function": format!("() => {{ {how}; return ({MEASURE_JS})(); }}") }),
             target: None,
             navigate_to: None,
@@ -208,12 +210,12 @@ impl ToolProfile for CompactProfile {
             let mut measured = geometry::measured(after.and_then(|o| o.result.as_deref()));
             if measured.is_none() && !self.viewport.known() {
                 let output = browser
-                    .call("browser_evaluate", json!({ "function": MEASURE_JS }))
+                    .call(mcp::EVALUATE, json!({ "function": MEASURE_JS }))
                     .await?;
                 measured = geometry::measured(output.result.as_deref());
             }
             let output = browser
-                .call("browser_snapshot", json!({ "boxes": true }))
+                .call(mcp::SNAPSHOT, json!({ "boxes": true }))
                 .await?;
             let snapshot = parse_snapshot(&output.text, Some(browser.output_dir()))?;
             self.boxes = geometry::boxes(&snapshot.content);
@@ -281,13 +283,13 @@ impl ToolProfile for CompactProfile {
                 }
                 let pw = target.reference.clone().unwrap_or_default();
                 let args = json!({ "target": pw, "element": describe(&target) });
-                Ok(self.action("browser_click", target, args, false))
+                Ok(self.action(mcp::CLICK, target, args, false))
             }
             FILL => {
                 let (_, target) = self.resolve(args)?;
                 if !FILLABLE.contains(&target.role.as_str()) {
                     return Err(Refusal::new(
-                        "action_failed",
+                        RefusalCode::ActionFailed,
                         format!(
                             "{reference} is a {}; browser_fill needs a textbox.",
                             target.role
@@ -310,13 +312,13 @@ impl ToolProfile for CompactProfile {
                 };
                 let pw = target.reference.clone().unwrap_or_default();
                 let args = json!({ "target": pw, "element": describe(&target), "text": text });
-                Ok(self.action("browser_type", target, args, false))
+                Ok(self.action(mcp::TYPE, target, args, false))
             }
             SELECT => {
                 let (_, target) = self.resolve(args)?;
                 if !SELECTABLE.contains(&target.role.as_str()) {
                     return Err(Refusal::new(
-                        "action_failed",
+                        RefusalCode::ActionFailed,
                         format!(
                             "{reference} is a {}; browser_select needs a dropdown.",
                             target.role
@@ -333,11 +335,24 @@ impl ToolProfile for CompactProfile {
                 let value = option_named(snapshot, &target, wanted).unwrap_or(wanted.to_owned());
                 let pw = target.reference.clone().unwrap_or_default();
                 let args = json!({ "target": pw, "element": describe(&target), "values": [value] });
-                Ok(self.action("browser_select_option", target, args, false))
+                Ok(self.action(mcp::SELECT_OPTION, target, args, false))
             }
             SCROLL => self.scroll(args),
+            DIALOG => {
+                let mut mcp_args = json!({ "accept": args.get("accept").and_then(Value::as_bool) == Some(true) });
+                if let Some(text) = args.get("prompt_text").and_then(Value::as_str) {
+                    mcp_args["promptText"] = json!(text);
+                }
+                Ok(BrowserAction {
+                    mcp_tool: Some(mcp::HANDLE_DIALOG.into()),
+                    mcp_args,
+                    target: None,
+                    navigate_to: None,
+                    read_only: false,
+                })
+            }
             other => Err(Refusal::new(
-                "invalid_params",
+                RefusalCode::InvalidParams,
                 format!(
                     "Unknown tool {other}. The tools are: {}, complete_task, request_human_approval.",
                     tools::specs()
@@ -356,7 +371,7 @@ impl ToolProfile for CompactProfile {
             Outcome::Failed(error) => errors::classify(error),
             Outcome::Refused(refusal) => (refusal.code, refusal.message.clone()),
         };
-        response(Some(code), Some(&message), page)
+        response(Some(code.as_str()), Some(&message), page)
     }
 
     /// Seed 002 T7's `{acknowledged, message}`.

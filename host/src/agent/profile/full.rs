@@ -2,6 +2,7 @@
 //! seed 000 prototype showed them, minus the tools that would let the model
 //! act without the host seeing the target (scripts, file access, tabs).
 
+use crate::safety::RefusalCode;
 use serde_json::{Value, json};
 
 use super::{BrowserAction, Outcome, Refusal, ToolProfile, describe, spec_of};
@@ -9,29 +10,30 @@ use crate::browser::ToolSchema;
 use crate::llm::ToolSpec;
 use crate::page::{Element, Snapshot};
 use crate::plugin::HintAction;
+use crate::browser::tools as mcp;
 
 /// Tools the model may use; anything else (`browser_evaluate`,
 /// `browser_run_code_unsafe`, `browser_file_upload`, `browser_tabs`, …) could
 /// act on the page without a target the checkpoints can see.
 const ALLOWED: &[&str] = &[
-    "browser_navigate",
-    "browser_navigate_back",
-    "browser_snapshot",
-    "browser_click",
-    "browser_type",
-    "browser_select_option",
-    "browser_hover",
-    "browser_press_key",
-    "browser_wait_for",
-    "browser_take_screenshot",
-    "browser_handle_dialog",
+    mcp::NAVIGATE,
+    mcp::NAVIGATE_BACK,
+    mcp::SNAPSHOT,
+    mcp::CLICK,
+    mcp::TYPE,
+    mcp::SELECT_OPTION,
+    mcp::HOVER,
+    mcp::PRESS_KEY,
+    mcp::WAIT_FOR,
+    mcp::TAKE_SCREENSHOT,
+    mcp::HANDLE_DIALOG,
 ];
 
 const READ_ONLY: &[&str] = &[
-    "browser_snapshot",
-    "browser_take_screenshot",
-    "browser_wait_for",
-    "browser_hover",
+    mcp::SNAPSHOT,
+    mcp::TAKE_SCREENSHOT,
+    mcp::WAIT_FOR,
+    mcp::HOVER,
 ];
 
 #[derive(Debug)]
@@ -93,7 +95,7 @@ impl ToolProfile for FullProfile {
         if !self.tools.iter().any(|t| t.name == tool) {
             let names: Vec<&str> = self.tools.iter().map(|t| t.name.as_str()).collect();
             return Err(Refusal::new(
-                "invalid_params",
+                RefusalCode::InvalidParams,
                 format!(
                     "Unknown tool {tool}. The tools are: {}, complete_task, request_human_approval.",
                     names.join(", ")
@@ -101,16 +103,25 @@ impl ToolProfile for FullProfile {
             ));
         }
         let target = match args.get("target").and_then(Value::as_str) {
-            Some(reference) if tool != "browser_snapshot" && tool != "browser_take_screenshot" => {
+            Some(reference) if tool != mcp::SNAPSHOT && tool != mcp::TAKE_SCREENSHOT => {
                 Some(resolve(reference, snapshot)?)
             }
             _ => None,
         };
+        // The host judges every action on the whole page: a snapshot narrowed
+        // by depth, subtree or file would hide the final button from the
+        // commit-page rule and from the plugin, so the model's narrowing
+        // options are dropped.
+        let mcp_args = if tool == mcp::SNAPSHOT {
+            Value::Object(serde_json::Map::new())
+        } else {
+            args.clone()
+        };
         Ok(BrowserAction {
             mcp_tool: Some(tool.to_owned()),
-            mcp_args: args.clone(),
+            mcp_args,
             target,
-            navigate_to: (tool == "browser_navigate").then(|| {
+            navigate_to: (tool == mcp::NAVIGATE).then(|| {
                 args.get("url")
                     .and_then(Value::as_str)
                     .unwrap_or_default()
@@ -152,15 +163,15 @@ impl ToolProfile for FullProfile {
         let description = describe(element);
         match action {
             HintAction::Click => (
-                "browser_click".into(),
+                mcp::CLICK.into(),
                 json!({ "target": reference, "element": description }),
             ),
             HintAction::Select => (
-                "browser_select_option".into(),
+                mcp::SELECT_OPTION.into(),
                 json!({ "target": reference, "element": description, "values": [value.unwrap_or_default()] }),
             ),
             HintAction::Fill => (
-                "browser_type".into(),
+                mcp::TYPE.into(),
                 json!({ "target": reference, "element": description, "text": value.unwrap_or_default() }),
             ),
         }
@@ -173,7 +184,7 @@ impl ToolProfile for FullProfile {
 fn resolve(reference: &str, snapshot: &Snapshot) -> Result<Element, Refusal> {
     if !is_ref(reference) {
         return Err(Refusal::new(
-            "invalid_params",
+            RefusalCode::InvalidParams,
             format!(
                 "\"{reference}\" is not a ref. Use a ref such as e12 from the latest page snapshot, not a selector."
             ),
@@ -181,7 +192,7 @@ fn resolve(reference: &str, snapshot: &Snapshot) -> Result<Element, Refusal> {
     }
     snapshot.element(reference).cloned().ok_or_else(|| {
         Refusal::new(
-            "ref_invalid",
+            RefusalCode::RefInvalid,
             format!(
                 "Ref {reference} is not on the latest page snapshot (it is from an older one or does not exist). \
                  Look at the latest snapshot below and use one of its refs."
@@ -227,11 +238,11 @@ mod tests {
         );
         assert_eq!(
             resolve("e9", &snapshot).map_err(|r| r.code),
-            Err("ref_invalid")
+            Err(RefusalCode::RefInvalid)
         );
         assert_eq!(
             resolve("#go", &snapshot).map_err(|r| r.code),
-            Err("invalid_params")
+            Err(RefusalCode::InvalidParams)
         );
     }
 }

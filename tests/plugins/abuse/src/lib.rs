@@ -26,6 +26,19 @@ impl Service for Abuse {
         }
     }
 
+    // The sandbox tests need it loaded, and API 0.2.0 refuses a plan that
+    // marks no irreversible step; the misdeeds are all in verify.
+    fn plan(&self) -> Vec<PlanStep> {
+        vec![
+            PlanStep::new(
+                "Finish the cancellation",
+                "Never: this plugin only misbehaves",
+                vec![TargetHint::click("button", &["finish cancellation"])],
+            )
+            .irreversible(),
+        ]
+    }
+
     fn verify(&self, snapshot: &Snapshot) -> Verdict {
         // `title` carries the misdeed's argument (a path, an address).
         let arg = snapshot.title.as_str();

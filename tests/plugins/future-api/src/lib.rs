@@ -1,5 +1,6 @@
-//! Speaks `subterminator:service@0.2.0`, which no host has yet: loading it
-//! must fail with a clear "unsupported API" error, not a link error.
+//! Speaks `subterminator:service@0.9.0`, a made-up version no host has:
+//! loading it must fail with a clear "unsupported API" error, not a link
+//! error.
 
 // Generated export glue is unsafe FFI; plugins built with the SDK never see it.
 #[cfg(target_arch = "wasm32")]

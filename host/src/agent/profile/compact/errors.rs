@@ -3,34 +3,35 @@
 //! waited for; the last reason it gave is why it failed.
 
 use crate::browser::BrowserError;
+use crate::safety::RefusalCode;
 
 /// The longest error message passed on to the model, in characters; call
 /// logs run to kilobytes and say the same thing ten times.
 pub const MAX_MESSAGE_CHARS: usize = 300;
 
 /// Call-log phrases and the code each means, checked from the log's end.
-const REASONS: &[(&str, &str)] = &[
-    ("intercepts pointer events", "element_obscured"),
-    ("element is not enabled", "element_disabled"),
-    ("element is disabled", "element_disabled"),
-    ("element is not editable", "element_disabled"),
-    ("outside of the viewport", "element_not_visible"),
-    ("element is not visible", "element_not_visible"),
-    ("not found in the current page snapshot", "ref_invalid"),
-    ("did not find some options", "action_failed"),
-    ("element is not stable", "timeout"),
+const REASONS: &[(&str, RefusalCode)] = &[
+    ("intercepts pointer events", RefusalCode::ElementObscured),
+    ("element is not enabled", RefusalCode::ElementDisabled),
+    ("element is disabled", RefusalCode::ElementDisabled),
+    ("element is not editable", RefusalCode::ElementDisabled),
+    ("outside of the viewport", RefusalCode::ElementNotVisible),
+    ("element is not visible", RefusalCode::ElementNotVisible),
+    ("not found in the current page snapshot", RefusalCode::RefInvalid),
+    ("did not find some options", RefusalCode::ActionFailed),
+    ("element is not stable", RefusalCode::Timeout),
 ];
 
 /// The code and a short message for a failed browser call.
-pub fn classify(error: &BrowserError) -> (&'static str, String) {
+pub fn classify(error: &BrowserError) -> (RefusalCode, String) {
     match error {
         BrowserError::Tool { message, .. } => (code_of(message), summary(message)),
-        BrowserError::Timeout { .. } => ("timeout", error.to_string()),
-        other => ("action_failed", summary(&other.to_string())),
+        BrowserError::Timeout { .. } => (RefusalCode::Timeout, error.to_string()),
+        other => (RefusalCode::ActionFailed, summary(&other.to_string())),
     }
 }
 
-fn code_of(message: &str) -> &'static str {
+fn code_of(message: &str) -> RefusalCode {
     let reason = message.lines().rev().find_map(|line| {
         REASONS
             .iter()
@@ -39,8 +40,8 @@ fn code_of(message: &str) -> &'static str {
     });
     match reason {
         Some(code) => code,
-        None if message.contains("Timeout") && message.contains("exceeded") => "timeout",
-        None => "action_failed",
+        None if message.contains("Timeout") && message.contains("exceeded") => RefusalCode::Timeout,
+        None => RefusalCode::ActionFailed,
     }
 }
 
@@ -73,7 +74,7 @@ mod tests {
 
     fn tool(message: &str) -> BrowserError {
         BrowserError::Tool {
-            tool: "browser_click".into(),
+            tool: crate::browser::tools::CLICK.into(),
             message: message.into(),
         }
     }
@@ -83,16 +84,16 @@ mod tests {
     #[test]
     fn codes_table() {
         for (message, want) in [
-            (format!("{LOG}    - element is not enabled\n  - retrying click action\n"), "element_disabled"),
-            (format!("{LOG}    - <div role=\"dialog\">…</div> intercepts pointer events\n  - retrying\n"), "element_obscured"),
+            (format!("{LOG}    - element is not enabled\n  - retrying click action\n"), RefusalCode::ElementDisabled),
+            (format!("{LOG}    - <div role=\"dialog\">…</div> intercepts pointer events\n  - retrying\n"), RefusalCode::ElementObscured),
             // The animation case: an early interception, then instability until the end.
-            (format!("{LOG}    - <p>…</p> intercepts pointer events\n  - retrying\n    - element is not stable\n"), "timeout"),
-            (format!("{LOG}    - did not find some options\n"), "action_failed"),
-            (format!("{LOG}    - element is not visible\n"), "element_not_visible"),
-            ("Error: Element is outside of the viewport".to_owned(), "element_not_visible"),
-            ("Error: Ref e15 not found in the current page snapshot. Try capturing new snapshot.".to_owned(), "ref_invalid"),
-            (LOG.to_owned(), "timeout"),
-            ("Error: browserBackend.callTool: Error: Element is not an <input>, <textarea>, <select> or [contenteditable]".to_owned(), "action_failed"),
+            (format!("{LOG}    - <p>…</p> intercepts pointer events\n  - retrying\n    - element is not stable\n"), RefusalCode::Timeout),
+            (format!("{LOG}    - did not find some options\n"), RefusalCode::ActionFailed),
+            (format!("{LOG}    - element is not visible\n"), RefusalCode::ElementNotVisible),
+            ("Error: Element is outside of the viewport".to_owned(), RefusalCode::ElementNotVisible),
+            ("Error: Ref e15 not found in the current page snapshot. Try capturing new snapshot.".to_owned(), RefusalCode::RefInvalid),
+            (LOG.to_owned(), RefusalCode::Timeout),
+            ("Error: browserBackend.callTool: Error: Element is not an <input>, <textarea>, <select> or [contenteditable]".to_owned(), RefusalCode::ActionFailed),
         ] {
             assert_eq!(classify(&tool(&message)).0, want, "{message}");
         }

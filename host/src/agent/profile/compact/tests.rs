@@ -2,6 +2,7 @@
 
 use super::*;
 use crate::browser::parse_tree;
+use crate::safety::RefusalCode;
 
 fn page(yaml: &str) -> Snapshot {
     Snapshot {
@@ -48,7 +49,7 @@ fn ref_of(view: &Value, name: &str) -> String {
 fn code(result: Result<BrowserAction, Refusal>) -> &'static str {
     match result {
         Ok(_) => "ok",
-        Err(r) => r.code,
+        Err(r) => r.code.as_str(),
     }
 }
 
@@ -158,7 +159,7 @@ fn refs_live_for_one_snapshot() {
     let refused = profile
         .translate(CLICK, &json!({"ref": stale}), &next)
         .unwrap_err();
-    assert_eq!(refused.code, "ref_invalid");
+    assert_eq!(refused.code, RefusalCode::RefInvalid);
     assert!(refused.message.contains("@e0..@e1"), "{}", refused.message);
     // The same number in the new snapshot names the new page's element.
     let home = profile
@@ -176,7 +177,7 @@ fn every_result_has_the_contract_shape() {
         tool: "browser_click".into(),
         message: "TimeoutError: Timeout 5000ms exceeded.\n  - element is not enabled".into(),
     };
-    let rejected = Refusal::new("human_rejected", "User feedback: keep the plan");
+    let rejected = Refusal::new(RefusalCode::HumanRejected, "User feedback: keep the plan");
     for (outcome, success, error) in [
         (Outcome::Done(&done), true, Value::Null),
         (Outcome::Failed(&failed), false, json!("element_disabled")),
@@ -240,7 +241,7 @@ fn the_offline_policy_speaks_in_view_refs() {
 }
 
 #[test]
-fn tools_are_the_seven_of_seed_002() {
+fn tools_are_the_seven_of_seed_002_and_the_dialog_answer() {
     let mut names: Vec<String> = tools::specs().into_iter().map(|s| s.name).collect();
     names.extend(
         crate::agent::virtual_tools::specs()
@@ -255,6 +256,7 @@ fn tools_are_the_seven_of_seed_002() {
             "browser_fill",
             "browser_select",
             "browser_scroll",
+            "browser_handle_dialog",
             "complete_task",
             "request_human_approval"
         ]

@@ -12,6 +12,8 @@ pub const CLICK: &str = "browser_click";
 pub const FILL: &str = "browser_fill";
 pub const SELECT: &str = "browser_select";
 pub const SCROLL: &str = "browser_scroll";
+/// Playwright MCP's own name: a dialog is answered the same way in both profiles.
+pub const DIALOG: &str = crate::browser::tools::HANDLE_DIALOG;
 
 /// Seed 002's default for `browser_scroll.amount`, in CSS pixels.
 pub const DEFAULT_SCROLL_PX: i64 = 300;
@@ -107,6 +109,20 @@ pub fn specs() -> Vec<ToolSpec> {
                     "direction": {"type": "string", "enum": ["up", "down", "top", "bottom"], "description": "Required without ref"},
                     "amount": {"type": "integer", "default": DEFAULT_SCROLL_PX, "minimum": 1, "description": "Pixels, with direction"}
                 }
+            }),
+        ),
+        spec(
+            DIALOG,
+            "Answer the dialog (confirm, prompt) the page has open; nothing else works until then. Refs become \
+             invalid after this. Accepting one after an irreversible step waits for a human. Errors: \
+             action_failed (no dialog open), human_rejected. Example: {\"accept\":false}",
+            json!({
+                "type": "object",
+                "properties": {
+                    "accept": {"type": "boolean", "description": "OK (true) or Cancel (false)"},
+                    "prompt_text": {"type": "string", "description": "Text for a prompt dialog"}
+                },
+                "required": ["accept"]
             }),
         ),
     ]

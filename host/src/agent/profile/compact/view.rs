@@ -313,10 +313,7 @@ fn subtree(elements: &[Element], index: usize) -> impl Iterator<Item = usize> + 
 
 /// Seed 002 §1.3.3: at most [`MAX_NAME_CHARS`] characters, then "...".
 pub fn cut(text: &str) -> String {
-    match text.char_indices().nth(MAX_NAME_CHARS) {
-        Some((at, _)) => format!("{}...", &text[..at]),
-        None => text.to_owned(),
-    }
+    crate::text::truncate(text, MAX_NAME_CHARS, "...").into_owned()
 }
 
 /// Whether the element at `index` is inside `ancestor` (both indices of

@@ -6,9 +6,9 @@ use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
 use subterminator::ErrorClass;
-use subterminator::browser::process::{is_alive, members_of_group};
+use subterminator::browser::procfs::{is_alive, members_of_group};
 use subterminator::browser::{
-    Browser, BrowserError, BrowserOptions, ProcessInfo, Profile, REQUIRED_TOOLS, SHUTDOWN_TIMEOUT,
+    Browser, BrowserError, BrowserOptions, ProcessInfo, REQUIRED_TOOLS, SHUTDOWN_TIMEOUT, UserData,
 };
 use subterminator::page::Snapshot;
 use subterminator_tests::site::{Site, site_dir};
@@ -18,16 +18,16 @@ const CHROMIUM: &str = "/usr/bin/chromium";
 /// One browser at a time: the machine has two cores, and timings matter.
 static ONE_AT_A_TIME: tokio::sync::Mutex<()> = tokio::sync::Mutex::const_new(());
 
-fn options(run: &Path, profile: Profile) -> BrowserOptions {
+fn options(run: &Path, user_data: UserData) -> BrowserOptions {
     BrowserOptions {
         headless: true,
         executable_path: Some(PathBuf::from(CHROMIUM)),
-        ..BrowserOptions::new(profile, run.join("browser"))
+        ..BrowserOptions::new(user_data, run.join("browser"))
     }
 }
 
 async fn start(run: &Path) -> Browser {
-    Browser::start(options(run, Profile::Isolated))
+    Browser::start(options(run, UserData::Isolated))
         .await
         .unwrap()
 }
@@ -252,7 +252,7 @@ async fn a_cookie_survives_into_the_next_session_on_the_same_profile() {
 
     let first = Browser::start(options(
         &run.path().join("run1"),
-        Profile::Persistent(profile.clone()),
+        UserData::Persistent(profile.clone()),
     ))
     .await
     .unwrap();
@@ -266,7 +266,7 @@ async fn a_cookie_survives_into_the_next_session_on_the_same_profile() {
 
     let second = Browser::start(options(
         &run.path().join("run2"),
-        Profile::Persistent(profile),
+        UserData::Persistent(profile),
     ))
     .await
     .unwrap();
@@ -288,7 +288,7 @@ async fn a_profile_in_use_is_a_clear_error() {
     let profile = run.path().join("profile");
     let holder = Browser::start(options(
         &run.path().join("run1"),
-        Profile::Persistent(profile.clone()),
+        UserData::Persistent(profile.clone()),
     ))
     .await
     .unwrap();
@@ -297,7 +297,7 @@ async fn a_profile_in_use_is_a_clear_error() {
     let started = Instant::now();
     let err = Browser::start(options(
         &run.path().join("run2"),
-        Profile::Persistent(profile.clone()),
+        UserData::Persistent(profile.clone()),
     ))
     .await
     .unwrap_err();
@@ -449,7 +449,7 @@ async fn a_wrong_browser_path_is_a_clear_error() {
     let run = tempfile::tempdir().unwrap();
 
     // Caught before anything starts.
-    let mut opts = options(run.path(), Profile::Isolated);
+    let mut opts = options(run.path(), UserData::Isolated);
     opts.executable_path = Some(PathBuf::from("/nonexistent/chromium"));
     let err = Browser::start(opts).await.unwrap_err();
     assert_eq!(err.class(), ErrorClass::Configuration);
@@ -462,7 +462,7 @@ async fn a_wrong_browser_path_is_a_clear_error() {
     // A file that runs but is no browser: the server's launch error, on the
     // first call, as a configuration error naming the path.
     let site = Site::serve(&site_dir("basic")).await.unwrap();
-    let mut opts = options(run.path(), Profile::Isolated);
+    let mut opts = options(run.path(), UserData::Isolated);
     opts.executable_path = Some(PathBuf::from("/bin/false"));
     let browser = Browser::start(opts).await.unwrap();
     let err = browser.navigate(&site.url("/")).await.unwrap_err();
@@ -477,7 +477,7 @@ async fn a_wrong_browser_path_is_a_clear_error() {
 async fn a_command_that_is_not_the_server_is_a_connection_error() {
     let _one = ONE_AT_A_TIME.lock().await;
     let run = tempfile::tempdir().unwrap();
-    let mut opts = options(run.path(), Profile::Isolated);
+    let mut opts = options(run.path(), UserData::Isolated);
     opts.command = Some(vec!["false".to_owned()]);
     let err = Browser::start(opts).await.unwrap_err();
     assert_eq!(err.class(), ErrorClass::Connection, "{err}");

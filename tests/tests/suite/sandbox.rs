@@ -8,13 +8,13 @@ use std::time::{Duration, Instant};
 
 use subterminator::page::Snapshot;
 use subterminator::plugin::limits::CALL_DEADLINE;
-use subterminator::plugin::{Plugin, PluginError, PluginSource, Registry, Runtime, Verdict};
+use subterminator::plugin::{Plugin, PluginEngine, PluginError, PluginSource, Registry, Verdict};
 
 const ABUSE_WASM: &str = env!("SUBTERMINATOR_ABUSE_WASM");
 
-fn abuse(runtime: &Runtime) -> Plugin {
+fn abuse(engine: &PluginEngine) -> Plugin {
     let wasm = std::fs::read(ABUSE_WASM).unwrap();
-    Plugin::load(runtime, "abuse.wasm", &wasm).unwrap()
+    Plugin::load(engine, "abuse.wasm", &wasm).unwrap()
 }
 
 fn misdeed(url: &str, arg: &str) -> Snapshot {
@@ -41,8 +41,8 @@ fn assert_recovers(plugin: &mut Plugin, replaced_before: u32) {
 
 #[test]
 fn infinite_loop_is_stopped_at_the_deadline() {
-    let runtime = Runtime::new().unwrap();
-    let mut plugin = abuse(&runtime);
+    let engine = PluginEngine::new().unwrap();
+    let mut plugin = abuse(&engine);
     let started = Instant::now();
     let err = plugin.verify(&misdeed("abuse://loop", "")).unwrap_err();
     let took = started.elapsed();
@@ -62,8 +62,8 @@ fn infinite_loop_is_stopped_at_the_deadline() {
 
 #[test]
 fn allocating_a_gibibyte_hits_the_memory_limit() {
-    let runtime = Runtime::new().unwrap();
-    let mut plugin = abuse(&runtime);
+    let engine = PluginEngine::new().unwrap();
+    let mut plugin = abuse(&engine);
     let err = plugin.verify(&misdeed("abuse://alloc", "")).unwrap_err();
     assert!(matches!(err, PluginError::OutOfMemory { .. }), "{err}");
     assert!(err.to_string().contains("32 MiB"), "{err}");
@@ -75,8 +75,8 @@ fn host_files_cannot_be_read_or_written() {
     let dir = tempfile::tempdir().unwrap();
     let secret = dir.path().join("secret.txt");
     std::fs::write(&secret, "TOP-SECRET").unwrap();
-    let runtime = Runtime::new().unwrap();
-    let mut plugin = abuse(&runtime);
+    let engine = PluginEngine::new().unwrap();
+    let mut plugin = abuse(&engine);
     for path in [secret.to_str().unwrap(), "/etc/passwd", "secret.txt", "."] {
         match plugin.verify(&misdeed("abuse://file", path)).unwrap() {
             Verdict::Failure(said) => {
@@ -105,8 +105,8 @@ fn sockets_cannot_be_opened() {
     let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
     listener.set_nonblocking(true).unwrap();
     let addr = listener.local_addr().unwrap().to_string();
-    let runtime = Runtime::new().unwrap();
-    let mut plugin = abuse(&runtime);
+    let engine = PluginEngine::new().unwrap();
+    let mut plugin = abuse(&engine);
     let said = plugin.verify(&misdeed("abuse://socket", &addr)).unwrap();
     assert!(
         matches!(&said, Verdict::Failure(s) if s.starts_with("denied")),
@@ -131,8 +131,8 @@ fn the_environment_is_empty() {
     unsafe {
         std::env::set_var("SUBTERMINATOR_TEST_SECRET", "sk-leak-me");
     }
-    let runtime = Runtime::new().unwrap();
-    let mut plugin = abuse(&runtime);
+    let engine = PluginEngine::new().unwrap();
+    let mut plugin = abuse(&engine);
     let said = plugin.verify(&misdeed("abuse://env", "")).unwrap();
     let Verdict::Failure(said) = said else {
         panic!("{said:?}")
@@ -143,8 +143,8 @@ fn the_environment_is_empty() {
 
 #[test]
 fn a_panic_is_a_trap_that_says_why() {
-    let runtime = Runtime::new().unwrap();
-    let mut plugin = abuse(&runtime);
+    let engine = PluginEngine::new().unwrap();
+    let mut plugin = abuse(&engine);
     let err = plugin.verify(&misdeed("abuse://panic", "")).unwrap_err();
     assert!(matches!(err, PluginError::Trap { .. }), "{err}");
     assert!(err.to_string().contains("panicked on purpose"), "{err}");
@@ -153,8 +153,8 @@ fn a_panic_is_a_trap_that_says_why() {
 
 #[test]
 fn printing_megabytes_is_bounded() {
-    let runtime = Runtime::new().unwrap();
-    let mut plugin = abuse(&runtime);
+    let engine = PluginEngine::new().unwrap();
+    let mut plugin = abuse(&engine);
     let started = Instant::now();
     let err = plugin.verify(&misdeed("abuse://print", "")).unwrap_err();
     assert!(started.elapsed() < Duration::from_secs(2));
@@ -164,14 +164,14 @@ fn printing_megabytes_is_bounded() {
 
 #[test]
 fn a_malformed_component_is_refused_clearly() {
-    let runtime = Runtime::new().unwrap();
+    let engine = PluginEngine::new().unwrap();
     let cases: [(&str, &[u8]); 3] = [
         ("empty", b""),
         ("text", b"not wasm at all"),
         ("core module header only", b"\0asm\x01\0\0\0"),
     ];
     for (name, bytes) in cases {
-        let err = Plugin::load(&runtime, name, bytes).unwrap_err();
+        let err = Plugin::load(&engine, name, bytes).unwrap_err();
         assert!(matches!(err, PluginError::Invalid { .. }), "{name}: {err}");
         assert!(err.to_string().contains(name), "{name}: {err}");
     }
@@ -179,17 +179,17 @@ fn a_malformed_component_is_refused_clearly() {
 
 #[test]
 fn the_host_keeps_serving_other_plugins() {
-    let runtime = Runtime::new().unwrap();
-    let mut registry = Registry::load(&runtime, None);
+    let engine = PluginEngine::new().unwrap();
+    let mut registry = Registry::load(&engine, None);
     let wasm = std::fs::read(ABUSE_WASM).unwrap();
     registry.add(
-        &runtime,
+        &engine,
         "abuse.wasm",
         &wasm,
         PluginSource::Installed(ABUSE_WASM.into()),
     );
     registry.add(
-        &runtime,
+        &engine,
         "garbage.wasm",
         b"garbage",
         PluginSource::Installed("garbage.wasm".into()),

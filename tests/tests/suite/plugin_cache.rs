@@ -3,7 +3,7 @@
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
 use subterminator::plugin::{
-    CacheOutcome, ComponentCache, Plugin, PluginSource, Registry, Runtime, bundled_component,
+    CacheOutcome, ComponentCache, Plugin, PluginEngine, PluginSource, Registry, bundled_component,
 };
 
 fn netflix_wasm() -> &'static [u8] {
@@ -11,8 +11,8 @@ fn netflix_wasm() -> &'static [u8] {
 }
 
 fn load(dir: &std::path::Path) -> CacheOutcome {
-    let runtime = Runtime::with_cache(ComponentCache::open(dir).unwrap()).unwrap();
-    Plugin::load(&runtime, "netflix", netflix_wasm())
+    let engine = PluginEngine::with_cache(ComponentCache::open(dir).unwrap()).unwrap();
+    Plugin::load(&engine, "netflix", netflix_wasm())
         .unwrap()
         .cache_outcome()
 }
@@ -28,11 +28,11 @@ fn a_second_load_comes_from_the_cache() {
 fn foreign_files_are_never_deserialized() {
     let dir = tempfile::tempdir().unwrap();
     let cache = ComponentCache::open(dir.path()).unwrap();
-    let runtime = Runtime::new().unwrap();
-    let path = cache.path_for(runtime.engine(), netflix_wasm());
+    let engine = PluginEngine::new().unwrap();
+    let path = cache.path_for(engine.engine(), netflix_wasm());
     // What an attacker could drop there: a real compiled component without
     // our MAC, garbage, or a truncated copy of a valid file.
-    let foreign = runtime
+    let foreign = engine
         .engine()
         .precompile_component(netflix_wasm())
         .unwrap();
@@ -60,13 +60,13 @@ fn another_hosts_cache_file_is_not_trusted() {
     let ours = tempfile::tempdir().unwrap();
     let theirs = tempfile::tempdir().unwrap();
     load(theirs.path());
-    let runtime = Runtime::new().unwrap();
+    let engine = PluginEngine::new().unwrap();
     let their_file = ComponentCache::open(theirs.path())
         .unwrap()
-        .path_for(runtime.engine(), netflix_wasm());
+        .path_for(engine.engine(), netflix_wasm());
     let our_file = ComponentCache::open(ours.path())
         .unwrap()
-        .path_for(runtime.engine(), netflix_wasm());
+        .path_for(engine.engine(), netflix_wasm());
     std::fs::copy(their_file, our_file).unwrap();
     assert_eq!(load(ours.path()), CacheOutcome::Compiled);
 }
@@ -92,7 +92,7 @@ fn installed_plugins_load_beside_the_bundled_ones() {
     .unwrap();
     std::fs::write(dir.path().join("broken.wasm"), b"nope").unwrap();
     std::fs::write(dir.path().join("notes.txt"), b"ignored").unwrap();
-    let registry = Registry::load(&Runtime::new().unwrap(), Some(dir.path()));
+    let registry = Registry::load(&PluginEngine::new().unwrap(), Some(dir.path()));
     assert_eq!(registry.ids(), vec!["abuse", "netflix", "practice"]);
     assert!(matches!(
         registry.get("abuse").unwrap().source,
@@ -114,7 +114,7 @@ fn installed_plugins_load_beside_the_bundled_ones() {
 #[test]
 fn a_plugin_for_another_api_version_is_refused_clearly() {
     let wasm = std::fs::read(env!("SUBTERMINATOR_FUTURE_API_WASM")).unwrap();
-    let err = Plugin::load(&Runtime::new().unwrap(), "future.wasm", &wasm).unwrap_err();
+    let err = Plugin::load(&PluginEngine::new().unwrap(), "future.wasm", &wasm).unwrap_err();
     let text = err.to_string();
     assert!(
         matches!(
@@ -124,7 +124,32 @@ fn a_plugin_for_another_api_version_is_refused_clearly() {
         "{text}"
     );
     assert!(
-        text.contains("future.wasm") && text.contains("0.2.0") && text.contains("supports 0.1.0"),
+        text.contains("future.wasm")
+            && text.contains("0.9.0")
+            && text.contains("supports 0.2.0, 0.1.0"),
         "{text}"
     );
+}
+
+#[test]
+fn an_api_0_2_plugin_that_marks_no_irreversible_step_is_refused_naming_it() {
+    let wasm = std::fs::read(env!("SUBTERMINATOR_META_ONLY_V0_2_WASM")).unwrap();
+    let err = Plugin::load(&PluginEngine::new().unwrap(), "meta.wasm", &wasm).unwrap_err();
+    let text = err.to_string();
+    assert!(
+        matches!(err, subterminator::plugin::PluginError::BadMetadata { .. }),
+        "{text}"
+    );
+    assert!(
+        text.contains("meta-only-v0-2") && text.contains("marks no irreversible step"),
+        "{text}"
+    );
+}
+
+#[test]
+fn an_api_0_1_plugin_still_loads_under_the_floor() {
+    let wasm = std::fs::read(env!("SUBTERMINATOR_META_ONLY_V0_1_WASM")).unwrap();
+    let plugin = Plugin::load(&PluginEngine::new().unwrap(), "meta.wasm", &wasm).unwrap();
+    assert_eq!(plugin.api_version(), "0.1.0");
+    assert!(plugin.plan().iter().all(|s| !s.irreversible));
 }

@@ -9,7 +9,7 @@ use base64::Engine as _;
 use serde_json::{Value, json};
 use subterminator::agent::CompactProfile;
 use subterminator::agent::profile::{Outcome, ToolProfile};
-use subterminator::browser::{Browser, BrowserOptions, Profile};
+use subterminator::browser::{Browser, BrowserOptions, UserData};
 use subterminator::demo::{FINISH_REQUEST, PracticeSite, SiteOptions};
 use subterminator::page::Snapshot;
 use subterminator_tests::compact_script::{compact_canceller, find, snapshot_in};
@@ -32,7 +32,7 @@ impl Harness {
         let options = BrowserOptions {
             headless: true,
             executable_path: Some(PathBuf::from("/usr/bin/chromium")),
-            ..BrowserOptions::new(Profile::Isolated, run.join("browser"))
+            ..BrowserOptions::new(UserData::Isolated, run.join("browser"))
         };
         let browser = Browser::start(options).await.unwrap();
         browser.navigate(url).await.unwrap();
@@ -241,6 +241,7 @@ async fn the_scripted_cancellation_passes_in_both_profiles() {
                     "browser_fill",
                     "browser_select",
                     "browser_scroll",
+                    "browser_handle_dialog",
                     "complete_task",
                     "request_human_approval"
                 ]

@@ -1,0 +1,110 @@
+//! How a run ended: the result the CLI prints, records and turns into the
+//! process's exit code.
+
+use serde::Serialize;
+
+use crate::error::Error;
+use crate::exit::{EXIT_SUCCESS, ErrorClass};
+use crate::llm::Usage;
+
+/// Why a run ended (seed 000 §5.1, plus what this host adds).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum TaskReason {
+    Completed,
+    HumanRejected,
+    MaxTurnsExceeded,
+    LlmNoAction,
+    LlmError,
+    McpError,
+    VerificationFailed,
+    /// The page showed the subscription already cancelled; this run
+    /// cancelled nothing.
+    AlreadyCancelled,
+    AuthRequired,
+    Interrupted,
+    DryRun,
+}
+
+impl std::fmt::Display for TaskReason {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let text = serde_json::to_value(self)
+            .ok()
+            .and_then(|v| v.as_str().map(str::to_owned))
+            .unwrap_or_default();
+        f.write_str(&text)
+    }
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct TaskResult {
+    pub success: bool,
+    pub verified: bool,
+    pub reason: TaskReason,
+    pub turns: u32,
+    pub final_url: Option<String>,
+    pub error: Option<String>,
+    pub usage: Tokens,
+    pub exit_code: u8,
+}
+
+impl TaskResult {
+    pub(super) fn new(success: bool, verified: bool, reason: TaskReason, turns: u32) -> Self {
+        let exit_code = match reason {
+            _ if success => EXIT_SUCCESS,
+            TaskReason::DryRun => EXIT_SUCCESS,
+            TaskReason::Interrupted => ErrorClass::Interrupted.exit_code(),
+            _ => ErrorClass::Failure.exit_code(),
+        };
+        Self {
+            success,
+            verified,
+            reason,
+            turns,
+            final_url: None,
+            error: None,
+            usage: Tokens::default(),
+            exit_code,
+        }
+    }
+
+    pub(super) fn with_error(mut self, error: impl Into<String>) -> Self {
+        self.error = Some(error.into());
+        self
+    }
+
+    /// A run cut short by an error the loop cannot hand to the model.
+    pub fn from_error(error: &Error, turns: u32) -> Self {
+        let reason = match error {
+            Error::Llm(_) => TaskReason::LlmError,
+            Error::Interrupted => TaskReason::Interrupted,
+            _ => TaskReason::McpError,
+        };
+        let mut result = Self::new(false, false, reason, turns).with_error(error.to_string());
+        result.exit_code = error.class().exit_code();
+        result
+    }
+}
+
+/// Tokens a run used, as the providers counted them.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize)]
+pub struct Tokens {
+    pub input: u64,
+    pub output: u64,
+}
+
+impl Tokens {
+    pub(super) fn add(&mut self, other: Tokens) {
+        self.input += other.input;
+        self.output += other.output;
+    }
+}
+
+impl From<Usage> for Tokens {
+    fn from(u: Usage) -> Self {
+        Self {
+            input: u.input_tokens,
+            output: u.output_tokens,
+        }
+    }
+}

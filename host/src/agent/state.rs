@@ -1,0 +1,88 @@
+//! The loop's state between turns, and the clock that splits a turn's time
+//! between the model, the browser, the human and the host. Shared by the
+//! loop and by each step.
+
+use std::time::Instant;
+
+use super::result::Tokens;
+use crate::llm::Message;
+use crate::browser::guard::NetworkGuard;
+use crate::page::{Dialog, Snapshot};
+use crate::safety::CommitPage;
+
+/// Where one turn's time went; the rest is the host's own overhead.
+#[derive(Debug, Default, Clone, Copy)]
+pub(super) struct Timing {
+    pub(super) model: std::time::Duration,
+    pub(super) browser: std::time::Duration,
+    /// The safety layers' own share: reading the element's facts, the
+    /// plugin's and the floor's judgement, the commit page, the guard. Part
+    /// of the other clocks' time, not apart from it.
+    pub(super) safety: std::time::Duration,
+    pub(super) human: std::time::Duration,
+}
+
+/// The loop's state between turns.
+pub(super) struct State {
+    pub(super) timing: Timing,
+    pub(super) snapshot: Snapshot,
+    pub(super) history: Vec<Message>,
+    pub(super) usage: Tokens,
+    pub(super) turn: u32,
+    pub(super) allowed_origins: Vec<String>,
+    pub(super) auth_pauses: u32,
+    /// Whether an action that needed a yes was approved and ran: the only
+    /// way this run can have cancelled anything.
+    pub(super) approved_commit: bool,
+    /// A dialog the page has open, which only `browser_handle_dialog` can
+    /// answer.
+    pub(super) dialog: Option<OpenDialog>,
+    /// The commit-page verdict of the latest page, by its fingerprint.
+    pub(super) commit_page: Option<(u64, Option<CommitPage>)>,
+    /// Success claims refused in a row.
+    pub(super) refused_claims: u32,
+    /// The network guard, once installed (not under `--no-checkpoint`).
+    pub(super) guard: Option<NetworkGuard>,
+}
+
+/// A dialog the page has open, and whether an approved action opened it.
+#[derive(Debug, Clone)]
+pub(super) struct OpenDialog {
+    pub(super) dialog: Dialog,
+    pub(super) opened_by_commit: bool,
+}
+
+impl State {
+    pub(super) fn new(allowed_origins: Vec<String>) -> Self {
+        Self {
+            timing: Timing::default(),
+            snapshot: Snapshot::default(),
+            history: Vec::new(),
+            usage: Tokens::default(),
+            turn: 0,
+            allowed_origins,
+            auth_pauses: 0,
+            approved_commit: false,
+            dialog: None,
+            commit_page: None,
+            refused_claims: 0,
+            guard: None,
+        }
+    }
+}
+
+/// Runs `work`, adding the time it took to `clock`: how a turn's time is
+/// split between the model, the browser, the human and the host.
+pub(super) async fn timed<T>(
+    clock: &mut std::time::Duration,
+    work: impl std::future::Future<Output = T>,
+) -> T {
+    let started = Instant::now();
+    let out = work.await;
+    *clock += started.elapsed();
+    out
+}
+
+pub(super) fn millis(since: Instant) -> u64 {
+    u64::try_from(since.elapsed().as_millis()).unwrap_or(u64::MAX)
+}

@@ -1,0 +1,743 @@
+//! The one safety decision: for a proposed browser action, proceed, ask the
+//! human (with a reason) or refuse (with a code).
+//!
+//! [`assess`] is pure. It weighs the facts the agent gathered — the action,
+//! whether it changes anything, the element the host resolved, where it
+//! leads, the service's origins, the plugin's answer — and nothing else, so
+//! every rule can be shown in a table test. It fails closed: a state-changing
+//! action runs unasked only when a rule positively says it is safe.
+
+pub mod commit_page;
+pub mod floor;
+pub mod plan;
+pub mod success;
+mod verify;
+
+use serde::Serialize;
+
+use crate::browser::tools as mcp;
+use crate::page::{Element, ElementFacts, Snapshot, origin_of};
+pub use commit_page::CommitPage;
+pub use plan::{PlanKnowledge, PlanMark};
+pub use verify::{Verification, judge_success};
+
+/// Why an action was refused, as the model is told it (seed 002's codes).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum RefusalCode {
+    /// Arguments that are not valid JSON or do not match the tool's schema.
+    InvalidParams,
+    /// A ref that is not in the latest snapshot.
+    RefInvalid,
+    ElementDisabled,
+    ElementObscured,
+    ElementNotVisible,
+    /// The browser could not do it, or the host's rules forbid it here.
+    ActionFailed,
+    Timeout,
+    /// The human said no and gave the model words to go on with.
+    HumanRejected,
+}
+
+impl RefusalCode {
+    pub const fn as_str(self) -> &'static str {
+        match self {
+            RefusalCode::InvalidParams => "invalid_params",
+            RefusalCode::RefInvalid => "ref_invalid",
+            RefusalCode::ElementDisabled => "element_disabled",
+            RefusalCode::ElementObscured => "element_obscured",
+            RefusalCode::ElementNotVisible => "element_not_visible",
+            RefusalCode::ActionFailed => "action_failed",
+            RefusalCode::Timeout => "timeout",
+            RefusalCode::HumanRejected => "human_rejected",
+        }
+    }
+}
+
+impl std::fmt::Display for RefusalCode {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+/// What the service plugin said about the action.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum PluginAnswer {
+    /// Not consulted: read-only actions are never put to the plugin.
+    NotAsked,
+    /// No reason to ask.
+    NoObjection,
+    /// A reason the human must approve first.
+    Ask(String),
+    /// The plugin failed (trap, timeout, out of memory); why.
+    Failed(String),
+}
+
+/// The human's settings that bear on the decision.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Policy {
+    /// False only under `--no-checkpoint` (tests only).
+    pub checkpoints: bool,
+}
+
+/// Everything [`assess`] weighs, gathered by the agent.
+#[derive(Debug, Clone)]
+pub struct Facts<'a> {
+    /// The Playwright MCP tool the action runs.
+    pub tool: &'a str,
+    /// Whether the action changes nothing (a snapshot, a screenshot).
+    pub read_only: bool,
+    /// The element the host resolved from the latest snapshot.
+    pub target: Option<&'a Element>,
+    /// The target's facts as the DOM has them, read by the host; for a key
+    /// press, the focused element's. `None` when they could not be read.
+    pub dom: Option<&'a ElementFacts>,
+    /// Words the action carries: text typed, options chosen, the key.
+    pub carried: Vec<&'a str>,
+    /// For navigation: where to.
+    pub navigate_to: Option<&'a str>,
+    /// Whether the action only goes back in history.
+    pub goes_back: bool,
+    /// For a dialog: whether the action accepts it, and what it says.
+    pub dialog: Option<DialogFacts<'a>>,
+    /// The page the action would run on.
+    pub page: &'a Snapshot,
+    /// `scheme://host:port` of every site the service may visit.
+    pub allowed_origins: &'a [String],
+    /// Where the run started: navigating back there needs no yes.
+    pub start_url: &'a str,
+    /// The service's display name, for messages.
+    pub service: &'a str,
+    pub plan: PlanKnowledge<'a>,
+    /// The plugin's commit URL patterns: a request to one commits.
+    pub commit_urls: &'a [String],
+    pub plugin: PluginAnswer,
+    /// Why the page is a commit page, when it is.
+    pub commit_page: Option<&'a CommitPage>,
+}
+
+/// A dialog the page opened, as the model wants to answer it.
+#[derive(Debug, Clone, Copy)]
+pub struct DialogFacts<'a> {
+    pub accept: bool,
+    /// `confirm`, `alert`, `prompt`, `beforeunload`.
+    pub kind: &'a str,
+    pub message: &'a str,
+    /// Whether the action that opened it needed a yes.
+    pub opened_by_commit: bool,
+}
+
+/// The decision, with its reason. The default is to ask.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(tag = "decision", rename_all = "snake_case")]
+pub enum Decision {
+    /// Run it; the reason goes into the run record.
+    Proceed { reason: String },
+    /// Ask the human first, for this reason.
+    Ask { reason: String },
+    /// Never run it; the model is told why.
+    Refuse { code: RefusalCode, message: String },
+}
+
+impl Default for Decision {
+    fn default() -> Self {
+        Decision::Ask {
+            reason: "no rule said this action is safe".into(),
+        }
+    }
+}
+
+/// Decides one proposed action from its facts.
+pub fn assess(facts: &Facts<'_>, policy: Policy) -> Decision {
+    if let Some(refused) = off_limits(facts) {
+        return refused;
+    }
+    if facts.read_only {
+        return Decision::Proceed {
+            reason: "the action changes nothing".into(),
+        };
+    }
+    if !policy.checkpoints {
+        return Decision::Proceed {
+            reason: "checkpoints are off (--no-checkpoint, for testing only)".into(),
+        };
+    }
+    let ask = |reason: String| Decision::Ask { reason };
+    if let Some(dialog) = &facts.dialog {
+        return assess_dialog(facts, dialog);
+    }
+    if let Some(url) = facts.navigate_to {
+        return match navigation_needs_yes(facts, url) {
+            Some(reason) => ask(reason),
+            None => Decision::Proceed {
+                reason: "a link on this page, on the service's own site".into(),
+            },
+        };
+    }
+    if facts.target.is_some() && facts.dom.is_none() && facts.tool != mcp::PRESS_KEY {
+        return ask("the host could not read what this element really is".into());
+    }
+    if let Some(target) = facts.target {
+        if let Some(reason) = commit_page::element_needs_yes(
+            target,
+            facts.dom,
+            &facts.carried,
+            facts.page,
+            facts.plan,
+            &facts.plugin,
+        ) {
+            return ask(reason);
+        }
+        if let Some(dom) = facts.dom
+            && NAMED_BY_CONTENT.contains(&target.role.as_str())
+            && names_disagree(&target.name, &dom.visible_text)
+        {
+            return ask(format!(
+                "its accessible name \"{}\" is not the text it shows, \"{}\"",
+                target.name, dom.visible_text
+            ));
+        }
+    } else if let Some(reason) = carried_needs_yes(facts) {
+        return ask(reason);
+    }
+    if let Some(dom) = facts.dom
+        && let Some(url) = dom.form_action.as_deref().or(dom.href.as_deref())
+        && let Some(pattern) = matching_pattern(facts.commit_urls, url)
+    {
+        return ask(format!(
+            "it leads to {url}, which the plugin lists as committing ({pattern})"
+        ));
+    }
+    let exempt = facts.target.is_some_and(|t| {
+        plan::mark(facts.plan, t, facts.dom) == PlanMark::NotIrreversible
+    });
+    if let Some(page) = facts.commit_page
+        && !exempt
+    {
+        return ask(format!(
+            "this page commits ({}: {}), so every change on it needs a yes",
+            page.because_of, page.reason
+        ));
+    }
+    Decision::Proceed {
+        reason: if exempt {
+            "a step the plugin's plan says is not irreversible".into()
+        } else {
+            "nothing on this page commits".into()
+        },
+    }
+}
+
+/// Whether `name` and `text` say different things. Icons (`×`, `›`) and
+/// texts that contain each other agree; a page that labels a button "Go
+/// back" while it shows "Finish Cancellation" does not.
+pub fn names_disagree(name: &str, text: &str) -> bool {
+    let norm = |s: &str| {
+        s.split_whitespace()
+            .collect::<Vec<_>>()
+            .join(" ")
+            .to_lowercase()
+    };
+    let (name, text) = (norm(name), norm(text));
+    let letters = text.chars().filter(|c| c.is_alphanumeric()).count();
+    !name.is_empty()
+        && letters >= MIN_DISAGREEING_TEXT_CHARS
+        && !name.contains(&text)
+        && !text.contains(&name)
+}
+
+/// Roles whose accessible name normally is the text they show. A textbox
+/// or a dropdown is named by its label and shows its value: no disagreement.
+const NAMED_BY_CONTENT: &[&str] = &[
+    "button",
+    "link",
+    "menuitem",
+    "menuitemcheckbox",
+    "menuitemradio",
+    "tab",
+];
+
+/// Shorter visible texts (icons, arrows) never count as disagreeing.
+const MIN_DISAGREEING_TEXT_CHARS: usize = 3;
+
+/// A key press or typing with no target: judged by the focused element and
+/// the words it carries.
+fn carried_needs_yes(facts: &Facts<'_>) -> Option<String> {
+    let heads = commit_page::headings(facts.page);
+    let mut texts = facts.carried.clone();
+    if let Some(dom) = facts.dom {
+        texts.push(dom.visible_text.as_str());
+    }
+    let judged = floor::judge_each(&texts, &facts.page.title, &heads, &facts.page.url);
+    judged.target.map(|_| {
+        format!(
+            "it carries \"{}\", which may commit",
+            facts.carried.join("\", \"")
+        )
+    })
+}
+
+fn assess_dialog(facts: &Facts<'_>, dialog: &DialogFacts<'_>) -> Decision {
+    if !dialog.accept || matches!(dialog.kind, "alert" | "beforeunload") {
+        return Decision::Proceed {
+            reason: "dismissing a dialog, or one that only informs".into(),
+        };
+    }
+    let says = floor::sign_in_text(dialog.message, floor::Place::Target);
+    if dialog.opened_by_commit || facts.commit_page.is_some() || says.is_some() {
+        return Decision::Ask {
+            reason: format!(
+                "accepting this {} dialog (\"{}\") may complete what the page asked about",
+                dialog.kind, dialog.message
+            ),
+        };
+    }
+    Decision::Proceed {
+        reason: "a dialog that nothing on the page commits with".into(),
+    }
+}
+
+fn navigation_needs_yes(facts: &Facts<'_>, url: &str) -> Option<String> {
+    if floor::sign_in_url(url).is_some() {
+        return Some(format!("the address {url} reads as a step that commits"));
+    }
+    if let Some(pattern) = matching_pattern(facts.commit_urls, url) {
+        return Some(format!(
+            "{url} is an address the plugin lists as committing ({pattern})"
+        ));
+    }
+    match &facts.plugin {
+        PluginAnswer::Ask(reason) => return Some(reason.clone()),
+        PluginAnswer::Failed(why) => {
+            return Some(format!(
+                "the service plugin could not judge it ({why}), so asking to be safe"
+            ));
+        }
+        PluginAnswer::NoObjection | PluginAnswer::NotAsked => {}
+    }
+    let same = |a: &str, b: &str| a.trim_end_matches('/') == b.trim_end_matches('/');
+    let linked = facts
+        .page
+        .elements
+        .iter()
+        .filter_map(|e| e.url.as_deref())
+        .any(|href| same(href, url) || resolves_to(facts.page.url.as_str(), href, url));
+    if linked || same(url, facts.start_url) {
+        return None;
+    }
+    Some(format!(
+        "{url} is neither a link on this page nor where the run started"
+    ))
+}
+
+/// Whether the link `href` on the page at `base` leads to `url`.
+fn resolves_to(base: &str, href: &str, url: &str) -> bool {
+    let Ok(base) = url::Url::parse(base) else {
+        return false;
+    };
+    match (base.join(href), url::Url::parse(url)) {
+        (Ok(a), Ok(b)) => a == b,
+        _ => false,
+    }
+}
+
+/// The first of `patterns` that `url` matches (`*` matches any run of
+/// characters), ignoring case.
+pub fn matching_pattern<'p>(patterns: &'p [String], url: &str) -> Option<&'p str> {
+    let url = url.to_lowercase();
+    patterns
+        .iter()
+        .find(|p| glob_matches(&p.to_lowercase(), &url))
+        .map(String::as_str)
+}
+
+fn glob_matches(pattern: &str, text: &str) -> bool {
+    let parts: Vec<&str> = pattern.split('*').collect();
+    let [first, middle @ .., last] = parts.as_slice() else {
+        return pattern == text;
+    };
+    let Some(mut rest) = text.strip_prefix(first) else {
+        return false;
+    };
+    for part in middle {
+        match rest.find(part) {
+            Some(at) => rest = &rest[at + part.len()..],
+            None => return false,
+        }
+    }
+    rest.len() >= last.len() && rest.ends_with(last)
+}
+
+/// The host's own rules, whatever the plugin says: no leaving the service's
+/// sites, and no acting on a page outside them.
+fn off_limits(facts: &Facts<'_>) -> Option<Decision> {
+    let allowed = |origin: &String| facts.allowed_origins.contains(origin);
+    if let Some(url) = facts.navigate_to {
+        return match origin_of(url) {
+            Some(origin) if allowed(&origin) => None,
+            Some(origin) => Some(Decision::Refuse {
+                code: RefusalCode::ActionFailed,
+                message: format!(
+                    "Navigation to {origin} is not allowed for {}. Allowed: {}.",
+                    facts.service,
+                    facts.allowed_origins.join(", ")
+                ),
+            }),
+            None => Some(Decision::Refuse {
+                code: RefusalCode::InvalidParams,
+                message: format!("\"{url}\" is not an http(s) URL."),
+            }),
+        };
+    }
+    let outside = origin_of(&facts.page.url).is_some_and(|o| !allowed(&o));
+    (outside && !facts.read_only && !facts.goes_back).then(|| Decision::Refuse {
+        code: RefusalCode::ActionFailed,
+        message: format!(
+            "This page ({}) is outside {}'s sites; go back or navigate to an allowed page first.",
+            facts.page.url, facts.service
+        ),
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
+    use super::*;
+    use crate::plugin::{HintAction, PlanStep, TargetHint};
+
+    const ON: Policy = Policy { checkpoints: true };
+    const OFF: Policy = Policy { checkpoints: false };
+    const SITE: &str = "https://www.example.com/account";
+
+    fn origins() -> Vec<String> {
+        vec!["https://www.example.com".into()]
+    }
+
+    fn page(url: &str, elements: Vec<Element>) -> Snapshot {
+        Snapshot {
+            url: url.into(),
+            title: "Account".into(),
+            elements,
+            ..Snapshot::default()
+        }
+    }
+
+    fn el(role: &str, name: &str) -> Element {
+        Element {
+            reference: Some("e1".into()),
+            role: role.into(),
+            name: name.into(),
+            ..Element::default()
+        }
+    }
+
+    fn shows(text: &str) -> ElementFacts {
+        ElementFacts {
+            visible_text: text.into(),
+            tag: "button".into(),
+            ..ElementFacts::default()
+        }
+    }
+
+    fn plan() -> Vec<PlanStep> {
+        let hint = |p: &str| TargetHint {
+            role: None,
+            name_patterns: vec![p.into()],
+            action: HintAction::Click,
+            value: None,
+            optional: false,
+        };
+        vec![
+            PlanStep {
+                description: "open the flow".into(),
+                done_when: String::new(),
+                targets: vec![hint("cancel membership"), hint("too expensive")],
+                irreversible: false,
+            },
+            PlanStep {
+                description: "finish".into(),
+                done_when: String::new(),
+                targets: vec![hint("finish cancellation")],
+                irreversible: true,
+            },
+        ]
+    }
+
+    /// A click on `target` (whose DOM shows `dom`) on `page`.
+    fn click<'a>(
+        origins: &'a [String],
+        page: &'a Snapshot,
+        target: Option<&'a Element>,
+        dom: Option<&'a ElementFacts>,
+        plan: &'a [PlanStep],
+    ) -> Facts<'a> {
+        Facts {
+            tool: mcp::CLICK,
+            read_only: false,
+            target,
+            dom,
+            carried: Vec::new(),
+            navigate_to: None,
+            goes_back: false,
+            dialog: None,
+            page,
+            allowed_origins: origins,
+            start_url: SITE,
+            service: "Example",
+            plan: PlanKnowledge::Marked(plan),
+            commit_urls: &[],
+            plugin: PluginAnswer::NoObjection,
+            commit_page: None,
+        }
+    }
+
+    /// What a decision was, without its words.
+    fn kind(d: &Decision) -> &'static str {
+        match d {
+            Decision::Proceed { .. } => "proceed",
+            Decision::Ask { .. } => "ask",
+            Decision::Refuse { code, .. } => code.as_str(),
+        }
+    }
+
+    #[test]
+    fn decision_table() {
+        let o = origins();
+        let steps = plan();
+        let account = page(SITE, vec![el("button", "Cancel Membership"), el("link", "Help")]);
+        let outside = page("https://elsewhere.example.org/", vec![]);
+        let cancel = el("button", "Cancel Membership");
+        let cancel_dom = shows("Cancel Membership");
+        let finish = el("button", "Finish Cancellation");
+        let finish_dom = shows("Finish Cancellation");
+        let back = el("button", "Go back");
+        let help = el("link", "Help");
+        let help_dom = shows("Help");
+        let offer = el("button", "Accept offer");
+        let offer_dom = shows("Accept offer");
+        let dropdown = el("combobox", "How did you hear about us");
+        let dropdown_dom = shows("Friends");
+        let survey = el("radio", "Too expensive");
+        let survey_dom = shows("Too expensive");
+        let base = |t, d| click(&o, &account, t, d, &steps);
+        let commit_urls = ["*/commit*".to_owned()];
+        let to_commit = ElementFacts {
+            href: Some("https://www.example.com/commit?x".into()),
+            ..help_dom.clone()
+        };
+        let commits = CommitPage {
+            because_of: "button \"Finish Cancellation\"".into(),
+            reason: "final".into(),
+        };
+        let cases: Vec<(&str, Facts, Policy, &str)> = vec![
+            ("plan-named first step", base(Some(&cancel), Some(&cancel_dom)), ON, "proceed"),
+            ("an ordinary link", base(Some(&help), Some(&help_dom)), ON, "proceed"),
+            ("the final step", base(Some(&finish), Some(&finish_dom)), ON, "ask"),
+            ("a lying accessible name", base(Some(&back), Some(&finish_dom)), ON, "ask"),
+            ("a billing change", base(Some(&offer), Some(&offer_dom)), ON, "ask"),
+            (
+                "a dropdown shows its value, not its label",
+                base(Some(&dropdown), Some(&dropdown_dom)),
+                ON,
+                "proceed",
+            ),
+            ("facts unread", base(Some(&help), None), ON, "ask"),
+            (
+                "no marked plan: the weak first step asks",
+                Facts { plan: PlanKnowledge::None, ..base(Some(&cancel), Some(&cancel_dom)) },
+                ON,
+                "ask",
+            ),
+            (
+                "plugin asks",
+                Facts { plugin: PluginAnswer::Ask("final step".into()), ..base(Some(&help), Some(&help_dom)) },
+                ON,
+                "ask",
+            ),
+            (
+                "plugin failed",
+                Facts { plugin: PluginAnswer::Failed("boom".into()), ..base(Some(&help), Some(&help_dom)) },
+                ON,
+                "ask",
+            ),
+            (
+                "on a commit page an ordinary link asks",
+                Facts { commit_page: Some(&commits), ..base(Some(&help), Some(&help_dom)) },
+                ON,
+                "ask",
+            ),
+            (
+                "on a commit page a plan-named survey answer does not",
+                Facts { commit_page: Some(&commits), ..base(Some(&survey), Some(&survey_dom)) },
+                ON,
+                "proceed",
+            ),
+            (
+                "a key press on a commit page",
+                Facts { tool: mcp::PRESS_KEY, carried: vec!["Enter"], commit_page: Some(&commits), ..base(None, None) },
+                ON,
+                "ask",
+            ),
+            (
+                "typing that says it cancels",
+                Facts { tool: mcp::TYPE, carried: vec!["yes, cancel"], ..base(None, None) },
+                ON,
+                "ask",
+            ),
+            (
+                "a link to a commit URL",
+                Facts {
+                    commit_urls: &commit_urls,
+                    dom: Some(&to_commit),
+                    ..base(Some(&help), None)
+                },
+                ON,
+                "ask",
+            ),
+            (
+                "read-only never asks",
+                Facts { read_only: true, plugin: PluginAnswer::NotAsked, ..base(Some(&finish), None) },
+                ON,
+                "proceed",
+            ),
+            ("checkpoints off", base(Some(&finish), Some(&finish_dom)), OFF, "proceed"),
+            (
+                "navigation to another site",
+                Facts { tool: mcp::NAVIGATE, navigate_to: Some("https://evil.example.net/x"), ..base(None, None) },
+                ON,
+                "action_failed",
+            ),
+            (
+                "navigation off-site even with checkpoints off",
+                Facts { tool: mcp::NAVIGATE, navigate_to: Some("https://evil.example.net/x"), ..base(None, None) },
+                OFF,
+                "action_failed",
+            ),
+            (
+                "navigation to a non-http URL",
+                Facts { tool: mcp::NAVIGATE, navigate_to: Some("javascript:alert(1)"), ..base(None, None) },
+                ON,
+                "invalid_params",
+            ),
+            (
+                "navigation back to the start",
+                Facts { tool: mcp::NAVIGATE, navigate_to: Some(SITE), ..base(None, None) },
+                ON,
+                "proceed",
+            ),
+            (
+                "navigation to an address no link on the page has",
+                Facts { tool: mcp::NAVIGATE, navigate_to: Some("https://www.example.com/x/commit.html?token=1"), ..base(None, None) },
+                ON,
+                "ask",
+            ),
+            (
+                "navigation to an address that says it cancels",
+                Facts { tool: mcp::NAVIGATE, navigate_to: Some("https://www.example.com/cancel/confirm"), ..base(None, None) },
+                ON,
+                "ask",
+            ),
+            (
+                "a change on a page outside the sites",
+                Facts { page: &outside, ..base(Some(&help), Some(&help_dom)) },
+                ON,
+                "action_failed",
+            ),
+            (
+                "going back from outside is allowed",
+                Facts { page: &outside, goes_back: true, tool: mcp::NAVIGATE_BACK, ..base(None, None) },
+                ON,
+                "proceed",
+            ),
+            (
+                "accepting a dialog a commit opened",
+                Facts {
+                    tool: mcp::HANDLE_DIALOG,
+                    dialog: Some(DialogFacts { accept: true, kind: "confirm", message: "Are you sure?", opened_by_commit: true }),
+                    ..base(None, None)
+                },
+                ON,
+                "ask",
+            ),
+            (
+                "accepting a dialog that says it cancels",
+                Facts {
+                    tool: mcp::HANDLE_DIALOG,
+                    dialog: Some(DialogFacts { accept: true, kind: "confirm", message: "Yes, cancel my membership?", opened_by_commit: false }),
+                    ..base(None, None)
+                },
+                ON,
+                "ask",
+            ),
+            (
+                "dismissing any dialog",
+                Facts {
+                    tool: mcp::HANDLE_DIALOG,
+                    dialog: Some(DialogFacts { accept: false, kind: "confirm", message: "Are you sure?", opened_by_commit: true }),
+                    ..base(None, None)
+                },
+                ON,
+                "proceed",
+            ),
+        ];
+        for (name, facts, policy, want) in cases {
+            assert_eq!(kind(&assess(&facts, policy)), want, "{name}");
+        }
+    }
+
+    #[test]
+    fn the_prompt_shows_both_names_when_they_disagree() {
+        let o = origins();
+        let steps = plan();
+        let p = page(SITE, vec![]);
+        let target = el("button", "Close");
+        let dom = shows("Download my data");
+        let d = assess(&click(&o, &p, Some(&target), Some(&dom), &steps), ON);
+        let Decision::Ask { reason } = d else {
+            panic!("{d:?}")
+        };
+        assert!(
+            reason.contains("Close") && reason.contains("Download my data"),
+            "{reason}"
+        );
+    }
+
+    #[test]
+    fn names_agree_table() {
+        let cases = [
+            ("Close", "×", false),
+            ("Continue", "Continue", false),
+            ("Cancel Membership", "cancel   membership", false),
+            ("Next step", "Next", false),
+            ("Go back", "Finish Cancellation", true),
+            ("", "Finish Cancellation", false),
+        ];
+        for (name, text, want) in cases {
+            assert_eq!(names_disagree(name, text), want, "{name:?} {text:?}");
+        }
+    }
+
+    #[test]
+    fn glob_table() {
+        let cases = [
+            ("*/commit*", "https://a.b/commit.html", true),
+            ("*/commit*", "https://a.b/x/commit?t=1", true),
+            ("*/commit*", "https://a.b/account", false),
+            ("https://a.b/cancel", "https://a.b/cancel", true),
+            ("https://a.b/cancel", "https://a.b/cancel/x", false),
+            ("*/api/*/cancel", "https://a.b/api/v1/cancel", true),
+        ];
+        for (pattern, url, want) in cases {
+            assert_eq!(
+                matching_pattern(&[pattern.to_owned()], url).is_some(),
+                want,
+                "{pattern} {url}"
+            );
+        }
+    }
+
+    #[test]
+    fn the_default_decision_is_to_ask() {
+        assert!(matches!(Decision::default(), Decision::Ask { .. }));
+    }
+}

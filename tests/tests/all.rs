@@ -1,0 +1,17 @@
+//! Every integration and end-to-end test, in one binary: wasmtime and the
+//! host are linked once instead of once per file. Each suite is a module
+//! named for what it tests; shared support lives in the `subterminator-tests`
+//! library (`tests/src`).
+
+mod suite {
+    mod browser;
+    mod cancel_model;
+    mod cancel_offline;
+    mod cli;
+    mod compact;
+    mod hostile;
+    mod guard;
+    mod llm;
+    mod plugin_cache;
+    mod sandbox;
+}
