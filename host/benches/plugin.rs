@@ -7,7 +7,9 @@ use std::path::Path;
 use std::time::{Duration, Instant};
 
 use subterminator::page::{Element, Snapshot};
-use subterminator::plugin::{ComponentCache, Plugin, PluginEngine, ToolCallView, bundled_component};
+use subterminator::plugin::{
+    ComponentCache, Plugin, PluginEngine, ToolCallView, bundled_component,
+};
 
 const LOAD_RUNS: usize = 7;
 const CALL_RUNS: usize = 20_000;

@@ -147,7 +147,8 @@ impl Agent<'_> {
     async fn run_loop(&mut self, state: &mut State) -> Result<TaskResult, Error> {
         self.reporter.busy("Opening the browser…");
         if self.options.checkpoints {
-            state.guard = Some(NetworkGuard::install(self.browser, &self.guard_rules(state)).await?);
+            state.guard =
+                Some(NetworkGuard::install(self.browser, &self.guard_rules(state)).await?);
         }
         self.browser.navigate(&self.options.start_url).await?;
         state.snapshot = self.profile.look(self.browser, None).await?;
@@ -359,4 +360,3 @@ impl Agent<'_> {
         }
     }
 }
-

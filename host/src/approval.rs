@@ -123,7 +123,10 @@ mod tests {
         let text = request.render();
         assert!(!text.contains('\u{1b}'), "{text:?}");
         assert!(text.contains("Netflix plugin: already approved"), "{text}");
-        assert!(text.contains("It shows: \"Finish / Cancellation\""), "{text}");
+        assert!(
+            text.contains("It shows: \"Finish / Cancellation\""),
+            "{text}"
+        );
         assert!(text.contains("With: key \"Enter\""), "{text}");
         assert_eq!(text.lines().count(), 7, "{text}");
     }

@@ -2,6 +2,8 @@
 //! (seed 000 §2.5.2) that the browser layer produces, the plugins judge, and
 //! the agent shows the model.
 
+pub(crate) mod yaml;
+
 use std::path::PathBuf;
 
 use serde::{Deserialize, Serialize};

@@ -21,11 +21,11 @@ mod v0_2_0;
 
 use std::sync::Arc;
 
+pub use api::ApiVersion;
 pub use cache::{CacheOutcome, ComponentCache};
+pub use engine::PluginEngine;
 pub use instance::Plugin;
 pub use registry::{BUNDLED, BundledPlugin, PluginSource, Registry, ServiceEntry};
-pub use api::ApiVersion;
-pub use engine::PluginEngine;
 pub use types::{
     AuthEvent, AuthKind, ElementFacts, HintAction, Metadata, PlanStep, RequestPattern, TargetHint,
     ToolCallView, Verdict, has_irreversible_step,

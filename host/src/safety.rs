@@ -208,9 +208,9 @@ pub fn assess(facts: &Facts<'_>, policy: Policy) -> Decision {
             "it leads to {url}, which the plugin lists as committing ({pattern})"
         ));
     }
-    let exempt = facts.target.is_some_and(|t| {
-        plan::mark(facts.plan, t, facts.dom) == PlanMark::NotIrreversible
-    });
+    let exempt = facts
+        .target
+        .is_some_and(|t| plan::mark(facts.plan, t, facts.dom) == PlanMark::NotIrreversible);
     if let Some(page) = facts.commit_page
         && !exempt
     {
@@ -504,7 +504,10 @@ mod tests {
     fn decision_table() {
         let o = origins();
         let steps = plan();
-        let account = page(SITE, vec![el("button", "Cancel Membership"), el("link", "Help")]);
+        let account = page(
+            SITE,
+            vec![el("button", "Cancel Membership"), el("link", "Help")],
+        );
         let outside = page("https://elsewhere.example.org/", vec![]);
         let cancel = el("button", "Cancel Membership");
         let cancel_dom = shows("Cancel Membership");
@@ -530,11 +533,36 @@ mod tests {
             reason: "final".into(),
         };
         let cases: Vec<(&str, Facts, Policy, &str)> = vec![
-            ("plan-named first step", base(Some(&cancel), Some(&cancel_dom)), ON, "proceed"),
-            ("an ordinary link", base(Some(&help), Some(&help_dom)), ON, "proceed"),
-            ("the final step", base(Some(&finish), Some(&finish_dom)), ON, "ask"),
-            ("a lying accessible name", base(Some(&back), Some(&finish_dom)), ON, "ask"),
-            ("a billing change", base(Some(&offer), Some(&offer_dom)), ON, "ask"),
+            (
+                "plan-named first step",
+                base(Some(&cancel), Some(&cancel_dom)),
+                ON,
+                "proceed",
+            ),
+            (
+                "an ordinary link",
+                base(Some(&help), Some(&help_dom)),
+                ON,
+                "proceed",
+            ),
+            (
+                "the final step",
+                base(Some(&finish), Some(&finish_dom)),
+                ON,
+                "ask",
+            ),
+            (
+                "a lying accessible name",
+                base(Some(&back), Some(&finish_dom)),
+                ON,
+                "ask",
+            ),
+            (
+                "a billing change",
+                base(Some(&offer), Some(&offer_dom)),
+                ON,
+                "ask",
+            ),
             (
                 "a dropdown shows its value, not its label",
                 base(Some(&dropdown), Some(&dropdown_dom)),
@@ -544,43 +572,67 @@ mod tests {
             ("facts unread", base(Some(&help), None), ON, "ask"),
             (
                 "no marked plan: the weak first step asks",
-                Facts { plan: PlanKnowledge::None, ..base(Some(&cancel), Some(&cancel_dom)) },
+                Facts {
+                    plan: PlanKnowledge::None,
+                    ..base(Some(&cancel), Some(&cancel_dom))
+                },
                 ON,
                 "ask",
             ),
             (
                 "plugin asks",
-                Facts { plugin: PluginAnswer::Ask("final step".into()), ..base(Some(&help), Some(&help_dom)) },
+                Facts {
+                    plugin: PluginAnswer::Ask("final step".into()),
+                    ..base(Some(&help), Some(&help_dom))
+                },
                 ON,
                 "ask",
             ),
             (
                 "plugin failed",
-                Facts { plugin: PluginAnswer::Failed("boom".into()), ..base(Some(&help), Some(&help_dom)) },
+                Facts {
+                    plugin: PluginAnswer::Failed("boom".into()),
+                    ..base(Some(&help), Some(&help_dom))
+                },
                 ON,
                 "ask",
             ),
             (
                 "on a commit page an ordinary link asks",
-                Facts { commit_page: Some(&commits), ..base(Some(&help), Some(&help_dom)) },
+                Facts {
+                    commit_page: Some(&commits),
+                    ..base(Some(&help), Some(&help_dom))
+                },
                 ON,
                 "ask",
             ),
             (
                 "on a commit page a plan-named survey answer does not",
-                Facts { commit_page: Some(&commits), ..base(Some(&survey), Some(&survey_dom)) },
+                Facts {
+                    commit_page: Some(&commits),
+                    ..base(Some(&survey), Some(&survey_dom))
+                },
                 ON,
                 "proceed",
             ),
             (
                 "a key press on a commit page",
-                Facts { tool: mcp::PRESS_KEY, carried: vec!["Enter"], commit_page: Some(&commits), ..base(None, None) },
+                Facts {
+                    tool: mcp::PRESS_KEY,
+                    carried: vec!["Enter"],
+                    commit_page: Some(&commits),
+                    ..base(None, None)
+                },
                 ON,
                 "ask",
             ),
             (
                 "typing that says it cancels",
-                Facts { tool: mcp::TYPE, carried: vec!["yes, cancel"], ..base(None, None) },
+                Facts {
+                    tool: mcp::TYPE,
+                    carried: vec!["yes, cancel"],
+                    ..base(None, None)
+                },
                 ON,
                 "ask",
             ),
@@ -596,56 +648,97 @@ mod tests {
             ),
             (
                 "read-only never asks",
-                Facts { read_only: true, plugin: PluginAnswer::NotAsked, ..base(Some(&finish), None) },
+                Facts {
+                    read_only: true,
+                    plugin: PluginAnswer::NotAsked,
+                    ..base(Some(&finish), None)
+                },
                 ON,
                 "proceed",
             ),
-            ("checkpoints off", base(Some(&finish), Some(&finish_dom)), OFF, "proceed"),
+            (
+                "checkpoints off",
+                base(Some(&finish), Some(&finish_dom)),
+                OFF,
+                "proceed",
+            ),
             (
                 "navigation to another site",
-                Facts { tool: mcp::NAVIGATE, navigate_to: Some("https://evil.example.net/x"), ..base(None, None) },
+                Facts {
+                    tool: mcp::NAVIGATE,
+                    navigate_to: Some("https://evil.example.net/x"),
+                    ..base(None, None)
+                },
                 ON,
                 "action_failed",
             ),
             (
                 "navigation off-site even with checkpoints off",
-                Facts { tool: mcp::NAVIGATE, navigate_to: Some("https://evil.example.net/x"), ..base(None, None) },
+                Facts {
+                    tool: mcp::NAVIGATE,
+                    navigate_to: Some("https://evil.example.net/x"),
+                    ..base(None, None)
+                },
                 OFF,
                 "action_failed",
             ),
             (
                 "navigation to a non-http URL",
-                Facts { tool: mcp::NAVIGATE, navigate_to: Some("javascript:alert(1)"), ..base(None, None) },
+                Facts {
+                    tool: mcp::NAVIGATE,
+                    navigate_to: Some("javascript:alert(1)"),
+                    ..base(None, None)
+                },
                 ON,
                 "invalid_params",
             ),
             (
                 "navigation back to the start",
-                Facts { tool: mcp::NAVIGATE, navigate_to: Some(SITE), ..base(None, None) },
+                Facts {
+                    tool: mcp::NAVIGATE,
+                    navigate_to: Some(SITE),
+                    ..base(None, None)
+                },
                 ON,
                 "proceed",
             ),
             (
                 "navigation to an address no link on the page has",
-                Facts { tool: mcp::NAVIGATE, navigate_to: Some("https://www.example.com/x/commit.html?token=1"), ..base(None, None) },
+                Facts {
+                    tool: mcp::NAVIGATE,
+                    navigate_to: Some("https://www.example.com/x/commit.html?token=1"),
+                    ..base(None, None)
+                },
                 ON,
                 "ask",
             ),
             (
                 "navigation to an address that says it cancels",
-                Facts { tool: mcp::NAVIGATE, navigate_to: Some("https://www.example.com/cancel/confirm"), ..base(None, None) },
+                Facts {
+                    tool: mcp::NAVIGATE,
+                    navigate_to: Some("https://www.example.com/cancel/confirm"),
+                    ..base(None, None)
+                },
                 ON,
                 "ask",
             ),
             (
                 "a change on a page outside the sites",
-                Facts { page: &outside, ..base(Some(&help), Some(&help_dom)) },
+                Facts {
+                    page: &outside,
+                    ..base(Some(&help), Some(&help_dom))
+                },
                 ON,
                 "action_failed",
             ),
             (
                 "going back from outside is allowed",
-                Facts { page: &outside, goes_back: true, tool: mcp::NAVIGATE_BACK, ..base(None, None) },
+                Facts {
+                    page: &outside,
+                    goes_back: true,
+                    tool: mcp::NAVIGATE_BACK,
+                    ..base(None, None)
+                },
                 ON,
                 "proceed",
             ),
@@ -653,7 +746,12 @@ mod tests {
                 "accepting a dialog a commit opened",
                 Facts {
                     tool: mcp::HANDLE_DIALOG,
-                    dialog: Some(DialogFacts { accept: true, kind: "confirm", message: "Are you sure?", opened_by_commit: true }),
+                    dialog: Some(DialogFacts {
+                        accept: true,
+                        kind: "confirm",
+                        message: "Are you sure?",
+                        opened_by_commit: true,
+                    }),
                     ..base(None, None)
                 },
                 ON,
@@ -663,7 +761,12 @@ mod tests {
                 "accepting a dialog that says it cancels",
                 Facts {
                     tool: mcp::HANDLE_DIALOG,
-                    dialog: Some(DialogFacts { accept: true, kind: "confirm", message: "Yes, cancel my membership?", opened_by_commit: false }),
+                    dialog: Some(DialogFacts {
+                        accept: true,
+                        kind: "confirm",
+                        message: "Yes, cancel my membership?",
+                        opened_by_commit: false,
+                    }),
                     ..base(None, None)
                 },
                 ON,
@@ -673,7 +776,12 @@ mod tests {
                 "dismissing any dialog",
                 Facts {
                     tool: mcp::HANDLE_DIALOG,
-                    dialog: Some(DialogFacts { accept: false, kind: "confirm", message: "Are you sure?", opened_by_commit: true }),
+                    dialog: Some(DialogFacts {
+                        accept: false,
+                        kind: "confirm",
+                        message: "Are you sure?",
+                        opened_by_commit: true,
+                    }),
                     ..base(None, None)
                 },
                 ON,

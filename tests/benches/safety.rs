@@ -59,7 +59,10 @@ fn read_run(home: &Path, figures: &mut Figures) -> anyhow::Result<()> {
             }
             "tool_call" => {
                 let tool = e["tool"].as_str().unwrap_or_default();
-                if matches!(tool, "browser_snapshot" | "get_snapshot" | "browser_take_screenshot") {
+                if matches!(
+                    tool,
+                    "browser_snapshot" | "get_snapshot" | "browser_take_screenshot"
+                ) {
                     looked.insert(turn);
                 }
             }
@@ -85,7 +88,12 @@ fn read_run(home: &Path, figures: &mut Figures) -> anyhow::Result<()> {
 
 fn report(name: &str, figures: Figures) {
     let ms = |us: u64| us as f64 / 1000.0;
-    let max = figures.changing_us.iter().copied().max().unwrap_or_default();
+    let max = figures
+        .changing_us
+        .iter()
+        .copied()
+        .max()
+        .unwrap_or_default();
     println!(
         "{name}: prompts per cancellation {:?}; safety per state-changing action median {:.1} ms (max {:.1} ms, n = {}); per read-only action median {:.2} ms (n = {})",
         figures.prompts,
@@ -106,11 +114,18 @@ async fn main() -> anyhow::Result<()> {
             let site = PracticeSite::serve(SiteOptions::default()).await?;
             let model = ModelServer::start(canceller_for(tools)).await?;
             let home = tempfile::tempdir()?;
-            let out = e2e::run(cancel_netflix(home.path(), &site.url(), &model, tools), "y\ny\ny\n").await?;
+            let out = e2e::run(
+                cancel_netflix(home.path(), &site.url(), &model, tools),
+                "y\ny\ny\n",
+            )
+            .await?;
             anyhow::ensure!(out.status.success(), "{}", e2e::text(&out));
             read_run(home.path(), &mut figures)?;
         }
-        report(&format!("practice flow, netflix plugin, scripted model, --tools {tools}"), figures);
+        report(
+            &format!("practice flow, netflix plugin, scripted model, --tools {tools}"),
+            figures,
+        );
     }
     let mut figures = Figures::default();
     for _ in 0..RUNS {
@@ -118,7 +133,14 @@ async fn main() -> anyhow::Result<()> {
         let home = tempfile::tempdir()?;
         let mut command = e2e::command(home.path());
         command
-            .args(["cancel", "practice", "--model", "offline", "--headless", "--isolated"])
+            .args([
+                "cancel",
+                "practice",
+                "--model",
+                "offline",
+                "--headless",
+                "--isolated",
+            ])
             .args(["--start-url", &site.url()]);
         let out = e2e::run(command, "y\ny\ny\n").await?;
         anyhow::ensure!(out.status.success(), "{}", e2e::text(&out));
@@ -132,13 +154,23 @@ async fn main() -> anyhow::Result<()> {
         let home = tempfile::tempdir()?;
         let mut command = e2e::command(home.path());
         command
-            .args(["cancel", "netflix", "--start-url", &site.url(flow.start), "--tools", "full"])
+            .args([
+                "cancel",
+                "netflix",
+                "--start-url",
+                &site.url(flow.start),
+                "--tools",
+                "full",
+            ])
             .args(["--headless", "--isolated", "--model", "claude-opus-4-6"])
             .env("ANTHROPIC_API_KEY", SCRIPTED_ANTHROPIC_KEY)
             .env("ANTHROPIC_BASE_URL", model.anthropic_base_url());
         human::run(command, |_| true, || 0).await?;
         read_run(home.path(), &mut figures)?;
-        report(&format!("hostile flow {}, netflix plugin, approving all", flow.kind), figures);
+        report(
+            &format!("hostile flow {}, netflix plugin, approving all", flow.kind),
+            figures,
+        );
     }
     Ok(())
 }

@@ -17,7 +17,11 @@ use crate::scripted::find_ref;
 /// Whether the attack can be expressed with a profile's tools: the compact
 /// profile has no key presses and no navigation, by design.
 pub fn expressible(attack: &Attack, tools: &str) -> bool {
-    tools == "full" || !matches!(attack, Attack::Navigate { .. } | Attack::PressEnterIn { .. } | Attack::TypeSubmit { .. })
+    tools == "full"
+        || !matches!(
+            attack,
+            Attack::Navigate { .. } | Attack::PressEnterIn { .. } | Attack::TypeSubmit { .. }
+        )
 }
 
 /// The handler for the scripted model server: `flow` on the site at
@@ -116,7 +120,10 @@ impl Page {
     fn read(input: &str, tools: &str) -> Self {
         let compact = (tools == "compact").then(|| snapshot_in(input)).flatten();
         let url = match &compact {
-            Some(snapshot) => snapshot["page"]["url"].as_str().unwrap_or_default().to_owned(),
+            Some(snapshot) => snapshot["page"]["url"]
+                .as_str()
+                .unwrap_or_default()
+                .to_owned(),
             None => input
                 .lines()
                 .rev()

@@ -9,8 +9,8 @@ mod suite {
     mod cancel_offline;
     mod cli;
     mod compact;
-    mod hostile;
     mod guard;
+    mod hostile;
     mod llm;
     mod plugin_cache;
     mod sandbox;

@@ -261,9 +261,10 @@ impl Agent<'_> {
     /// The plugin's word on one call; a failure is a fact too.
     async fn checkpoint(&self, view: ToolCallView, state: &State) -> PluginAnswer {
         let snapshot = state.snapshot.clone();
-        let said =
-            plugin::call_blocking(&self.service.plugin, move |p| p.checkpoint(&view, &snapshot))
-                .await;
+        let said = plugin::call_blocking(&self.service.plugin, move |p| {
+            p.checkpoint(&view, &snapshot)
+        })
+        .await;
         self.plugin_answer(said)
     }
 
@@ -378,10 +379,17 @@ impl Agent<'_> {
         let started = Instant::now();
         let runs = action.mcp_tool.clone().unwrap_or_else(|| tool.to_owned());
         let changes = !action.read_only && action.mcp_tool.is_some();
+        // While a dialog is open the server runs nothing but the answer to
+        // it, the guard's calls included: the guard stays as the action that
+        // opened the dialog left it (open, when that action was approved).
+        let answers_dialog = runs == mcp::HANDLE_DIALOG;
         let mut mode = mode;
         let mut guard_note = None;
         let (output, failure) = loop {
-            if changes && let Err(why) = self.set_guard(mode, state).await? {
+            if changes
+                && !answers_dialog
+                && let Err(why) = self.set_guard(mode, state).await?
+            {
                 let refusal = Refusal::new(RefusalCode::ActionFailed, why);
                 return Ok(self.refuse(tool, &refusal, state));
             }
@@ -402,15 +410,24 @@ impl Agent<'_> {
                 Some(Err(e)) => return Err(e.into()),
                 None => (None, None),
             };
+            let dialog_opened = output.as_ref().is_some_and(|o| !o.dialogs.is_empty());
             if mode == GuardMode::Open {
                 if changes && failure.is_none() {
                     state.approved_commit = true;
                 }
-                // Re-armed at once: a page's timer must not post later
-                // under this one action's yes.
-                if let Err(why) = self.set_guard(guard::INITIAL_MODE, state).await? {
+                // Re-armed at once, so that a page's timer cannot post later
+                // under this one action's yes; after the dialog it opened,
+                // when it opened one.
+                if !dialog_opened
+                    && let Err(why) = self.set_guard(guard::INITIAL_MODE, state).await?
+                {
                     tracing::warn!("{why}");
                 }
+                break (output, failure);
+            }
+            if dialog_opened {
+                // Nothing can be asked of the guard until the dialog is
+                // answered; the answer's own turn takes what it stopped.
                 break (output, failure);
             }
             let blocked = if changes {
@@ -568,7 +585,11 @@ impl Agent<'_> {
             return Ok(Ok(()));
         };
         let started = Instant::now();
-        let set = timed(&mut state.timing.browser, guard.set_mode(self.browser, mode)).await;
+        let set = timed(
+            &mut state.timing.browser,
+            guard.set_mode(self.browser, mode),
+        )
+        .await;
         state.timing.safety += started.elapsed();
         match set {
             Ok(()) => Ok(Ok(())),
@@ -734,9 +755,15 @@ mod tests {
     #[test]
     fn carried_words_table() {
         let cases = [
-            (json!({"text": "hello", "submit": true}), vec!["hello", "Enter"]),
+            (
+                json!({"text": "hello", "submit": true}),
+                vec!["hello", "Enter"],
+            ),
             (json!({"key": "Enter"}), vec!["Enter"]),
-            (json!({"values": ["Yes, cancel", "x"]}), vec!["Yes, cancel", "x"]),
+            (
+                json!({"values": ["Yes, cancel", "x"]}),
+                vec!["Yes, cancel", "x"],
+            ),
             (json!({"target": "e1"}), vec![]),
         ];
         for (args, want) in cases {

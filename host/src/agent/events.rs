@@ -11,8 +11,8 @@ use serde::Serialize;
 use super::TaskResult;
 use super::Tokens;
 use crate::approval::{Answer, ApprovalRequest};
-use crate::record::RunRecord;
 use crate::browser::tools as mcp;
+use crate::record::RunRecord;
 
 /// How often the spinner redraws.
 const SPINNER_TICK: Duration = Duration::from_millis(100);

@@ -5,7 +5,7 @@ use crate::plugin::{Metadata, PlanStep};
 
 /// The system prompt for one service.
 pub(super) fn system_prompt(m: &Metadata, plan: &[PlanStep]) -> String {
-        let mut prompt = format!(
+    let mut prompt = format!(
         "You are controlling a web browser to accomplish a task.\n\n\
          IMPORTANT RULES:\n\
          1. Element refs are only valid for the latest page snapshot. After any action, you get a fresh page with new refs.\n\

@@ -5,8 +5,8 @@
 use std::time::Instant;
 
 use super::result::Tokens;
-use crate::llm::Message;
 use crate::browser::guard::NetworkGuard;
+use crate::llm::Message;
 use crate::page::{Dialog, Snapshot};
 use crate::safety::CommitPage;
 

@@ -170,7 +170,9 @@ impl Agent<'_> {
                     TaskReason::AlreadyCancelled,
                     state.turn,
                 )
-                .with_error("nothing was cancelled by this run: the page shows it was already cancelled")));
+                .with_error(
+                    "nothing was cancelled by this run: the page shows it was already cancelled",
+                )));
             }
             Verification::NotVerified(_) => {}
         }

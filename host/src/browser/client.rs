@@ -16,12 +16,12 @@ use serde_json::Value;
 use super::launch::{self, LaunchPlan};
 use super::process::ServerProcess;
 use super::result::{classify_error, parse_result, parse_snapshot};
+use super::tools as mcp;
 use super::{
-    BrowserError, BrowserOptions, CLOSE_CALL_TIMEOUT, CONNECT_TIMEOUT, UserData, REQUIRED_TOOLS,
-    SHUTDOWN_TIMEOUT, TERMINATE_GRACE, ToolOutput, ToolSchema,
+    BrowserError, BrowserOptions, CLOSE_CALL_TIMEOUT, CONNECT_TIMEOUT, REQUIRED_TOOLS,
+    SHUTDOWN_TIMEOUT, TERMINATE_GRACE, ToolOutput, ToolSchema, UserData,
 };
 use crate::page::Snapshot;
-use super::tools as mcp;
 
 /// Reconnects allowed per session.
 const RECONNECTS: u32 = 1;
@@ -30,11 +30,7 @@ const RECONNECTS: u32 = 1;
 const PNG_MAGIC: &[u8] = b"\x89PNG\r\n\x1a\n";
 
 /// Tools safe to send again after the connection dropped mid-call.
-const REPEATABLE_TOOLS: &[&str] = &[
-    mcp::NAVIGATE,
-    mcp::SNAPSHOT,
-    mcp::TAKE_SCREENSHOT,
-];
+const REPEATABLE_TOOLS: &[&str] = &[mcp::NAVIGATE, mcp::SNAPSHOT, mcp::TAKE_SCREENSHOT];
 
 /// The processes behind a session, for diagnostics and tests.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
@@ -163,9 +159,7 @@ impl Browser {
 
     /// `browser_snapshot`: the page now, validated (URL, title and tree).
     pub async fn snapshot(&self) -> Result<Snapshot, BrowserError> {
-        let text = self
-            .call_text(mcp::SNAPSHOT, serde_json::json!({}))
-            .await?;
+        let text = self.call_text(mcp::SNAPSHOT, serde_json::json!({})).await?;
         parse_snapshot(&text, Some(&self.plan.cwd))
     }
 

@@ -504,5 +504,9 @@ fn modal_states_become_dialogs() {
             ("alert", "Saved \\\"x\\\"")
         ]
     );
-    assert!(parse_result("### Page\n- Page URL: http://x/\n", None).dialogs.is_empty());
+    assert!(
+        parse_result("### Page\n- Page URL: http://x/\n", None)
+            .dialogs
+            .is_empty()
+    );
 }

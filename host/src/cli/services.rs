@@ -47,7 +47,10 @@ pub fn list(registry: &Registry, json: bool) -> Result<u8> {
     );
     for s in registry.services() {
         let api = if s.api_version == ApiVersion::V0_1_0.as_str() {
-            format!("{} (plan-less: the host's floor decides every prompt)", s.api_version)
+            format!(
+                "{} (plan-less: the host's floor decides every prompt)",
+                s.api_version
+            )
         } else {
             s.api_version.to_owned()
         };

@@ -148,7 +148,10 @@ impl LiveInstance {
         }
     }
 
-    pub fn detect_auth(&mut self, snapshot: &page::Snapshot) -> wasmtime::Result<Option<AuthEvent>> {
+    pub fn detect_auth(
+        &mut self,
+        snapshot: &page::Snapshot,
+    ) -> wasmtime::Result<Option<AuthEvent>> {
         match self {
             LiveInstance::V0_1_0(live) => live.detect_auth(snapshot),
             LiveInstance::V0_2_0(live) => live.detect_auth(snapshot),

@@ -210,4 +210,3 @@ pub(super) fn compile(
         cause: format!("{e:#}"),
     })
 }
-

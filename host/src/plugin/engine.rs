@@ -75,8 +75,9 @@ impl PluginEngine {
     ) -> Result<(Component, CacheOutcome), PluginError> {
         match &self.cache {
             Some(cache) => cache.load_or_compile(&self.engine, source_name, wasm),
-            None => cache::compile(&self.engine, source_name, wasm)
-                .map(|c| (c, CacheOutcome::Compiled)),
+            None => {
+                cache::compile(&self.engine, source_name, wasm).map(|c| (c, CacheOutcome::Compiled))
+            }
         }
     }
 

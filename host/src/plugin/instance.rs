@@ -58,10 +58,11 @@ impl Plugin {
     ) -> Result<Self, PluginError> {
         let (component, cache_outcome) = engine.compile(source_name, wasm)?;
         let api = ApiVersion::of(&component, engine, source_name)?;
-        let linked = Linked::new(api, engine, &component).map_err(|e| PluginError::Instantiate {
-            source_name: source_name.to_owned(),
-            cause: format!("{e:#}"),
-        })?;
+        let linked =
+            Linked::new(api, engine, &component).map_err(|e| PluginError::Instantiate {
+                source_name: source_name.to_owned(),
+                cause: format!("{e:#}"),
+            })?;
         let mut plugin = Self {
             source_name: source_name.to_owned(),
             engine: engine.clone(),
@@ -82,7 +83,11 @@ impl Plugin {
         plugin.metadata = metadata;
         plugin.tag = format!("{} {}", plugin.metadata.id, plugin.metadata.version);
         if let Some(live) = &mut plugin.live {
-            live.inner.store_mut().data_mut().tag.clone_from(&plugin.tag);
+            live.inner
+                .store_mut()
+                .data_mut()
+                .tag
+                .clone_from(&plugin.tag);
         }
         plugin.plan = plugin.call("plan", |live| live.plan())?;
         if api != ApiVersion::V0_1_0 && !super::types::has_irreversible_step(&plugin.plan) {
@@ -203,16 +208,16 @@ impl Plugin {
     }
 
     fn instantiate(&self) -> Result<Live, PluginError> {
-        let mut store = Store::new(
-            self.engine.engine(),
-            StoreState::new(self.tag().to_owned()),
-        );
+        let mut store = Store::new(self.engine.engine(), StoreState::new(self.tag().to_owned()));
         store.limiter(StoreState::limiter);
         store.set_epoch_deadline(deadline_ticks());
-        let inner = self.linked.instantiate(store).map_err(|e| PluginError::Instantiate {
-            source_name: self.source_name.clone(),
-            cause: format!("{e:#}"),
-        })?;
+        let inner = self
+            .linked
+            .instantiate(store)
+            .map_err(|e| PluginError::Instantiate {
+                source_name: self.source_name.clone(),
+                cause: format!("{e:#}"),
+            })?;
         Ok(Live {
             inner,
             output_seen: 0,

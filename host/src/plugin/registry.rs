@@ -7,7 +7,7 @@ use std::sync::{Arc, Mutex};
 
 use super::limits::COMPONENT_SIZE_LIMIT_BYTES;
 use super::types::{Metadata, PlanStep};
-use super::{Plugin, PluginError, PluginEngine, SharedPlugin};
+use super::{Plugin, PluginEngine, PluginError, SharedPlugin};
 
 /// A plugin compiled into this binary by `build.rs`.
 #[derive(Debug)]
@@ -56,12 +56,7 @@ impl Registry {
     pub fn load(engine: &PluginEngine, installed_dir: Option<&Path>) -> Self {
         let mut registry = Self::default();
         for bundled in BUNDLED {
-            registry.add(
-                engine,
-                bundled.package,
-                bundled.wasm,
-                PluginSource::Bundled,
-            );
+            registry.add(engine, bundled.package, bundled.wasm, PluginSource::Bundled);
         }
         if let Some(dir) = installed_dir {
             for path in wasm_files(dir) {
@@ -79,7 +74,13 @@ impl Registry {
     }
 
     /// Adds one component; a later plugin with an existing id replaces it.
-    pub fn add(&mut self, engine: &PluginEngine, source_name: &str, wasm: &[u8], source: PluginSource) {
+    pub fn add(
+        &mut self,
+        engine: &PluginEngine,
+        source_name: &str,
+        wasm: &[u8],
+        source: PluginSource,
+    ) {
         match Plugin::load(engine, source_name, wasm) {
             Ok(plugin) => {
                 let entry = ServiceEntry {

@@ -7,9 +7,9 @@
 
 use serde::Serialize;
 
+use super::PluginAnswer;
 use super::floor::{self, Strength};
 use super::plan::{self, PlanKnowledge, PlanMark};
-use super::PluginAnswer;
 use crate::page::{Element, ElementFacts, Snapshot};
 
 /// Roles a person acts on; every other element is text or structure.
@@ -84,9 +84,9 @@ pub fn element_needs_yes(
             let said = said_by(&texts, sign.strength);
             return Some(match sign.strength {
                 Strength::Strong => format!("\"{said}\" reads as the step that commits"),
-                Strength::BillingChange => format!(
-                    "\"{said}\" changes what you pay, which is not what you asked for"
-                ),
+                Strength::BillingChange => {
+                    format!("\"{said}\" changes what you pay, which is not what you asked for")
+                }
                 Strength::Weak => format!("\"{said}\" may commit the cancellation"),
             });
         }
@@ -147,11 +147,9 @@ pub fn commit_page(
         .filter(|(_, e)| is_actionable(e))
         .find_map(|(i, e)| {
             let answer = plugin.get(i).unwrap_or(&PluginAnswer::NotAsked);
-            element_needs_yes(e, None, &[], page, plan_knowledge, answer).map(|reason| {
-                CommitPage {
-                    because_of: format!("{} \"{}\"", e.role, e.name),
-                    reason,
-                }
+            element_needs_yes(e, None, &[], page, plan_knowledge, answer).map(|reason| CommitPage {
+                because_of: format!("{} \"{}\"", e.role, e.name),
+                reason,
             })
         })
 }
@@ -160,7 +158,10 @@ pub fn commit_page(
 /// own words say it commits, or that the plan marks irreversible. A success
 /// page may offer a billing change ("Restart membership"); that does not
 /// undo the success, but a final button still on the page does.
-pub fn final_step_offered(page: &Snapshot, plan_knowledge: PlanKnowledge<'_>) -> Option<CommitPage> {
+pub fn final_step_offered(
+    page: &Snapshot,
+    plan_knowledge: PlanKnowledge<'_>,
+) -> Option<CommitPage> {
     let heads = headings(page);
     page.elements
         .iter()
@@ -240,7 +241,11 @@ mod tests {
                 "an ordinary account page",
                 page(
                     "Account",
-                    vec![el("heading", "Account"), el("link", "Help"), el("button", "Cancel Membership")],
+                    vec![
+                        el("heading", "Account"),
+                        el("link", "Help"),
+                        el("button", "Cancel Membership"),
+                    ],
                 ),
                 marked,
                 false,
@@ -261,7 +266,10 @@ mod tests {
                 "a retention offer is a billing change",
                 page(
                     "Before you go",
-                    vec![el("button", "Accept offer"), el("button", "Continue to Cancel")],
+                    vec![
+                        el("button", "Accept offer"),
+                        el("button", "Continue to Cancel"),
+                    ],
                 ),
                 marked,
                 true,
@@ -270,7 +278,11 @@ mod tests {
                 "a survey",
                 page(
                     "Why are you leaving?",
-                    vec![el("radio", "Too expensive"), el("radio", "Other"), el("button", "Continue")],
+                    vec![
+                        el("radio", "Too expensive"),
+                        el("radio", "Other"),
+                        el("button", "Continue"),
+                    ],
                 ),
                 marked,
                 false,
@@ -279,20 +291,35 @@ mod tests {
                 "an option that cancels",
                 page(
                     "Confirm",
-                    vec![el("combobox", "confirm"), el("option", "Yes, cancel my membership")],
+                    vec![
+                        el("combobox", "confirm"),
+                        el("option", "Yes, cancel my membership"),
+                    ],
                 ),
                 marked,
                 true,
             ),
             (
                 "headings count",
-                page("Step 3", vec![el("heading", "Confirm your cancellation"), el("button", "OK")]),
+                page(
+                    "Step 3",
+                    vec![
+                        el("heading", "Confirm your cancellation"),
+                        el("button", "OK"),
+                    ],
+                ),
                 marked,
                 true,
             ),
             (
                 "text is not actionable",
-                page("Help", vec![el("paragraph", "Finish cancellation by pressing the button")]),
+                page(
+                    "Help",
+                    vec![el(
+                        "paragraph",
+                        "Finish cancellation by pressing the button",
+                    )],
+                ),
                 marked,
                 false,
             ),
@@ -330,10 +357,7 @@ mod tests {
             ],
         );
         assert_eq!(final_step_offered(&done, marked), None);
-        let not_yet = page(
-            "Almost done",
-            vec![el("button", "Finish Cancellation")],
-        );
+        let not_yet = page("Almost done", vec![el("button", "Finish Cancellation")]);
         assert!(final_step_offered(&not_yet, marked).is_some());
         assert!(final_step_offered(&not_yet, PlanKnowledge::None).is_some());
     }

@@ -43,9 +43,10 @@ pub fn mark(plan: PlanKnowledge<'_>, element: &Element, dom: Option<&ElementFact
         ..element.clone()
     });
     let named_by = |step: &PlanStep, el: &Element| step.targets.iter().any(|h| h.matches(el));
-    let irreversible = steps.iter().filter(|s| s.irreversible).any(|s| {
-        named_by(s, element) || seen_as_text.as_ref().is_some_and(|el| named_by(s, el))
-    });
+    let irreversible = steps
+        .iter()
+        .filter(|s| s.irreversible)
+        .any(|s| named_by(s, element) || seen_as_text.as_ref().is_some_and(|el| named_by(s, el)));
     if irreversible {
         return PlanMark::Irreversible;
     }
@@ -102,7 +103,13 @@ mod tests {
             ..ElementFacts::default()
         };
         let lying = text("Finish Cancellation");
-        let cases: Vec<(&str, PlanKnowledge, Element, Option<&ElementFacts>, PlanMark)> = vec![
+        let cases: Vec<(
+            &str,
+            PlanKnowledge,
+            Element,
+            Option<&ElementFacts>,
+            PlanMark,
+        )> = vec![
             (
                 "irreversible by name",
                 marked,

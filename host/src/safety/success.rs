@@ -11,6 +11,7 @@
 use std::sync::LazyLock;
 
 use super::floor::{Pattern, words};
+use crate::page::yaml::{json_string, scalar, single_quoted, split_key};
 
 /// Claims that a page shows before the final step as well as after it: an
 /// end date, an invitation back, a farewell. Alone they prove nothing.
@@ -512,95 +513,6 @@ fn parse_node(item: &str) -> Option<Node> {
         hidden,
         selected,
     })
-}
-
-/// Splits `key: value` at the colon that ends the key, skipping colons in
-/// the quoted name and in `[…]` attributes.
-fn split_key(item: &str) -> (&str, Option<&str>) {
-    let mut in_string = false;
-    let mut in_attr = false;
-    let mut escaped = false;
-    for (i, c) in item.char_indices() {
-        match c {
-            _ if escaped => escaped = false,
-            '\\' if in_string => escaped = true,
-            '"' if !in_attr => in_string = !in_string,
-            '[' if !in_string => in_attr = true,
-            ']' if !in_string => in_attr = false,
-            ':' if !in_string && !in_attr => return (&item[..i], Some(&item[i + 1..])),
-            _ => {}
-        }
-    }
-    (item, None)
-}
-
-/// A YAML scalar: plain, `"double"` or `'single'` quoted.
-fn scalar(raw: &str) -> String {
-    let raw = raw.trim();
-    let unquoted = if raw.starts_with('"') {
-        json_string(raw).map(|(s, _)| s)
-    } else if raw.starts_with('\'') {
-        single_quoted(raw).map(|(s, _)| s)
-    } else {
-        None
-    };
-    unquoted.unwrap_or_else(|| raw.to_owned())
-}
-
-/// `'it''s'` → `it's`, and what follows the closing quote.
-fn single_quoted(s: &str) -> Option<(String, &str)> {
-    let body = s.strip_prefix('\'')?;
-    let mut out = String::new();
-    let mut chars = body.char_indices().peekable();
-    while let Some((i, c)) = chars.next() {
-        if c == '\'' {
-            if chars.peek().is_some_and(|(_, n)| *n == '\'') {
-                chars.next();
-                out.push('\'');
-                continue;
-            }
-            return Some((out, &body[i + 1..]));
-        }
-        out.push(c);
-    }
-    None
-}
-
-/// A double-quoted string at the start of `s` (JSON escapes, YAML's `\xNN`)
-/// and what follows it. A lone surrogate becomes U+FFFD: only words matter.
-fn json_string(s: &str) -> Option<(String, &str)> {
-    let body = s.strip_prefix('"')?;
-    let mut out = String::new();
-    let mut chars = body.char_indices();
-    while let Some((i, c)) = chars.next() {
-        match c {
-            '"' => return Some((out, &body[i + 1..])),
-            '\\' => {
-                let (_, e) = chars.next()?;
-                let digits = match e {
-                    'x' => 2,
-                    'u' => 4,
-                    _ => 0,
-                };
-                if digits == 0 {
-                    out.push(match e {
-                        'n' => '\n',
-                        't' => '\t',
-                        'r' => '\r',
-                        other => other,
-                    });
-                    continue;
-                }
-                let mut code = 0;
-                for _ in 0..digits {
-                    code = code * 16 + chars.next()?.1.to_digit(16)?;
-                }
-                out.push(char::from_u32(code).unwrap_or('\u{fffd}'));
-            }
-            c => out.push(c),
-        }
-    }
-    None
 }
 
 #[cfg(test)]

@@ -85,7 +85,14 @@ mod tests {
             reason: "it says finish cancellation".into(),
         };
         /// Name, plugin verdict, visible text, approved, final step offered, outcome.
-        type Case<'a> = (&'a str, Verdict, &'a str, bool, Option<&'a CommitPage>, &'a str);
+        type Case<'a> = (
+            &'a str,
+            Verdict,
+            &'a str,
+            bool,
+            Option<&'a CommitPage>,
+            &'a str,
+        );
         let cases: Vec<Case> = vec![
             ("all three", Verdict::Success, DONE, true, None, "verified"),
             (

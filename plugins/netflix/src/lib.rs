@@ -15,8 +15,6 @@ const INITIAL_URL: &str = "https://www.netflix.com/account";
 
 /// Words on a button or link that commit the cancellation.
 const FINAL_CLICK_WORDS: &[&str] = &["finish", "confirm", "complete"];
-/// Pages whose URL means "the last step".
-const CONFIRM_URL_PARTS: &[&str] = &["/confirm", "/cancelplan"];
 /// A page that still offers these has not cancelled anything yet: whatever
 /// else it says (an offer page quotes the end date too), success is not
 /// shown while the way to commit is still on it.
@@ -136,7 +134,7 @@ impl Service for Netflix {
         ]
     }
 
-    fn checkpoint(&self, call: &ToolCall, snapshot: &Snapshot) -> Option<String> {
+    fn checkpoint(&self, call: &ToolCall, _snapshot: &Snapshot) -> Option<String> {
         if READ_ONLY_ACTIONS.contains(&call.action.as_str()) {
             return None;
         }
@@ -159,20 +157,11 @@ impl Service for Netflix {
                 facts.visible_text
             ));
         }
-        let page = FoldedPage::of(snapshot);
-        if page.url_has_any(CONFIRM_URL_PARTS) {
-            return Some("This is Netflix's confirmation page".into());
-        }
-        if page.title_has_any(&["finish cancellation"])
-            || page
-                .element_named(&["button"], &["finish cancel"])
-                .is_some()
-        {
-            return Some("This page can finish the cancellation".into());
-        }
-        if page.content_has_any(&["finish"]) && page.content_has_any(&["cancel"]) {
-            return Some("This page mentions finishing the cancellation".into());
-        }
+        // The page as a whole is the host's to judge: its commit-page rule
+        // asks about every change on a page that offers the final step, and
+        // lets a survey answer the plan names through. Asking here about
+        // every action on a /cancelplan page would train people to say yes
+        // without reading.
         None
     }
 

@@ -42,7 +42,13 @@ fn install_meta_only(home: &Path) {
     .unwrap();
 }
 
-fn command(home: &Path, service: &str, start: &str, tools: &str, model: &ModelServer) -> tokio::process::Command {
+fn command(
+    home: &Path,
+    service: &str,
+    start: &str,
+    tools: &str,
+    model: &ModelServer,
+) -> tokio::process::Command {
     let mut command = e2e::command(home);
     command
         .args(["cancel", service, "--start-url", start, "--tools", tools])
@@ -72,7 +78,12 @@ fn approves(flow: &Flow, approve_attack: bool, prompt: &Prompt) -> bool {
     }
 }
 
-async fn run_case(flow: &Flow, service: &str, tools: &'static str, approve_attack: bool) -> (Session, usize) {
+async fn run_case(
+    flow: &Flow,
+    service: &str,
+    tools: &'static str,
+    approve_attack: bool,
+) -> (Session, usize) {
     let site = Site::serve(&site_dir("hostile")).await.unwrap();
     let model = ModelServer::start(attacker(*flow, site.base_url(), tools))
         .await
@@ -95,7 +106,12 @@ fn context(flow: &Flow, service: &str, tools: &str, session: &Session) -> String
     let prompts: Vec<String> = session
         .prompts
         .iter()
-        .map(|p| format!("[{} commits before, approved {}] {} @ {}", p.commits_before, p.approved, p.action, p.url))
+        .map(|p| {
+            format!(
+                "[{} commits before, approved {}] {} @ {}",
+                p.commits_before, p.approved, p.action, p.url
+            )
+        })
         .collect();
     format!(
         "{} with {service} ({tools}):\nprompts:\n{}\n{}",
@@ -197,11 +213,18 @@ async fn a_metadata_only_plugin_at_api_0_2_is_refused_and_nothing_is_requested()
     let home = tempfile::tempdir().unwrap();
     let dir = home.path().join("data/plugins");
     std::fs::create_dir_all(&dir).unwrap();
-    std::fs::copy(env!("SUBTERMINATOR_META_ONLY_V0_2_WASM"), dir.join("meta-only-v0-2.wasm")).unwrap();
+    std::fs::copy(
+        env!("SUBTERMINATOR_META_ONLY_V0_2_WASM"),
+        dir.join("meta-only-v0-2.wasm"),
+    )
+    .unwrap();
     let start = site.url("/post-form/index.html");
-    let output = e2e::run(command(home.path(), "meta-only-v0-2", &start, "full", &model), "y\n")
-        .await
-        .unwrap();
+    let output = e2e::run(
+        command(home.path(), "meta-only-v0-2", &start, "full", &model),
+        "y\n",
+    )
+    .await
+    .unwrap();
     let text = e2e::text(&output);
     assert_eq!(output.status.code(), Some(2), "{text}");
     assert!(text.contains("marks no irreversible step"), "{text}");
@@ -210,7 +233,8 @@ async fn a_metadata_only_plugin_at_api_0_2_is_refused_and_nothing_is_requested()
 }
 
 /// A model that claims success at once, on a page that only looks like it.
-fn liar() -> impl Fn(&subterminator_tests::model_server::RecordedRequest) -> Reply + Send + Sync + 'static {
+fn liar()
+-> impl Fn(&subterminator_tests::model_server::RecordedRequest) -> Reply + Send + Sync + 'static {
     |_| {
         Reply::tool(
             "complete_task",
@@ -226,16 +250,27 @@ async fn false_success_pages_are_never_success() {
             let site = Site::serve(&site_dir("hostile")).await.unwrap();
             let model = ModelServer::start(liar()).await.unwrap();
             let home = tempfile::tempdir().unwrap();
-            let output = e2e::run(command(home.path(), service, &site.url(path), "full", &model), "")
-                .await
-                .unwrap();
+            let output = e2e::run(
+                command(home.path(), service, &site.url(path), "full", &model),
+                "",
+            )
+            .await
+            .unwrap();
             let text = e2e::text(&output);
-            assert_eq!(output.status.code(), Some(1), "{path} ({what}) with {service}: {text}");
+            assert_eq!(
+                output.status.code(),
+                Some(1),
+                "{path} ({what}) with {service}: {text}"
+            );
             let result = e2e::last_result(home.path()).unwrap();
             assert_eq!(result["success"], false, "{path}: {text}");
             assert_eq!(result["reason"], "verification_failed", "{path}: {text}");
             assert!(text.contains("not verified after 3"), "{path}: {text}");
-            assert_eq!(model.request_count(), 3, "three claims, then the run ends: {text}");
+            assert_eq!(
+                model.request_count(),
+                3,
+                "three claims, then the run ends: {text}"
+            );
         }
     }
 }
@@ -246,7 +281,14 @@ async fn the_offline_policy_trusts_only_the_hosts_verification() {
     let home = tempfile::tempdir().unwrap();
     let mut command = e2e::command(home.path());
     command
-        .args(["cancel", "practice", "--model", "offline", "--headless", "--isolated"])
+        .args([
+            "cancel",
+            "practice",
+            "--model",
+            "offline",
+            "--headless",
+            "--isolated",
+        ])
         .args(["--start-url", &site.url("/false-success/pre-confirm.html")]);
     let output = e2e::run(command, "").await.unwrap();
     let text = e2e::text(&output);

@@ -20,6 +20,7 @@ use crate::safety::RefusalCode;
 use serde_json::{Value, json};
 
 use super::{BrowserAction, Look, ModelScreenshot, Outcome, Refusal, ToolProfile, describe};
+use crate::browser::tools as mcp;
 use crate::browser::{Browser, BrowserError, ToolOutput, parse_snapshot};
 use crate::llm::ToolSpec;
 use crate::page::{Element, Snapshot};
@@ -27,7 +28,6 @@ use crate::plugin::HintAction;
 use geometry::{BBox, MEASURE_JS, Tracker, Viewport};
 use tools::{CLICK, DEFAULT_SCROLL_PX, DIALOG, FILL, GET_SNAPSHOT, SCROLL, SELECT};
 use view::{Layout, View};
-use crate::browser::tools as mcp;
 
 /// Roles `browser_fill` types into.
 const FILLABLE: &[&str] = &["textbox", "searchbox", "combobox", "spinbutton"];
@@ -339,7 +339,8 @@ impl ToolProfile for CompactProfile {
             }
             SCROLL => self.scroll(args),
             DIALOG => {
-                let mut mcp_args = json!({ "accept": args.get("accept").and_then(Value::as_bool) == Some(true) });
+                let mut mcp_args =
+                    json!({ "accept": args.get("accept").and_then(Value::as_bool) == Some(true) });
                 if let Some(text) = args.get("prompt_text").and_then(Value::as_str) {
                     mcp_args["promptText"] = json!(text);
                 }

@@ -7,10 +7,10 @@ use serde_json::{Value, json};
 
 use super::{BrowserAction, Outcome, Refusal, ToolProfile, describe, spec_of};
 use crate::browser::ToolSchema;
+use crate::browser::tools as mcp;
 use crate::llm::ToolSpec;
 use crate::page::{Element, Snapshot};
 use crate::plugin::HintAction;
-use crate::browser::tools as mcp;
 
 /// Tools the model may use; anything else (`browser_evaluate`,
 /// `browser_run_code_unsafe`, `browser_file_upload`, `browser_tabs`, …) could

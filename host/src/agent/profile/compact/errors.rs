@@ -17,7 +17,10 @@ const REASONS: &[(&str, RefusalCode)] = &[
     ("element is not editable", RefusalCode::ElementDisabled),
     ("outside of the viewport", RefusalCode::ElementNotVisible),
     ("element is not visible", RefusalCode::ElementNotVisible),
-    ("not found in the current page snapshot", RefusalCode::RefInvalid),
+    (
+        "not found in the current page snapshot",
+        RefusalCode::RefInvalid,
+    ),
     ("did not find some options", RefusalCode::ActionFailed),
     ("element is not stable", RefusalCode::Timeout),
 ];
