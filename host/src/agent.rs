@@ -8,6 +8,8 @@ mod act;
 mod auth;
 mod driver;
 mod events;
+mod execute;
+mod gather;
 pub mod history;
 mod image;
 mod metrics;

@@ -1,0 +1,309 @@
+//! What the host learns about an action before deciding, with its own
+//! calls: the element's facts from the DOM, the plugin's word, and whether
+//! the page is a commit page (once per page).
+
+use std::hash::{DefaultHasher, Hash, Hasher};
+
+use serde_json::Value;
+
+use super::Agent;
+use super::profile::{BrowserAction, describe};
+use super::state::{State, timed};
+use crate::browser::{facts, tools as mcp};
+use crate::error::Error;
+use crate::exit::ErrorClass;
+use crate::page::{ElementFacts, Snapshot};
+use crate::plugin::{self, ToolCallView};
+use crate::safety::commit_page::{self, CommitPage};
+use crate::safety::{PlanKnowledge, PluginAnswer};
+
+/// What the host learned about an action before deciding.
+#[derive(Debug, Default)]
+pub(super) struct Gathered {
+    /// The target's (or the focused element's) facts from the DOM.
+    pub(super) dom: Option<ElementFacts>,
+    /// Words the action carries: text typed, options, the key.
+    pub(super) carried: Vec<String>,
+    pub(super) plugin: Option<PluginAnswer>,
+    pub(super) commit_page: Option<CommitPage>,
+}
+
+impl Agent<'_> {
+    /// What the plugin's plan may tell the host: nothing, for API 0.1.0.
+    pub(super) fn plan_knowledge(&self) -> PlanKnowledge<'_> {
+        if self.service.api_version == crate::plugin::ApiVersion::V0_1_0.as_str() {
+            PlanKnowledge::None
+        } else {
+            PlanKnowledge::Marked(&self.service.plan)
+        }
+    }
+
+    /// Reads the facts a state-changing action is judged on, with the
+    /// host's own calls. A read-only action costs nothing here.
+    pub(super) async fn gather(
+        &mut self,
+        tool: &str,
+        args: &Value,
+        runs: &str,
+        action: &BrowserAction,
+        state: &mut State,
+    ) -> Result<Gathered, Error> {
+        if action.read_only || !self.options.checkpoints {
+            return Ok(Gathered::default());
+        }
+        let dom = self.dom_facts(runs, action, state).await?;
+        let view = ToolCallView {
+            action: tool.to_owned(),
+            arguments: args.clone(),
+            target: action.target.clone(),
+            facts: dom.clone(),
+        };
+        let plugin = self.checkpoint(view, state).await;
+        let commit_page = self.commit_page(state).await;
+        Ok(Gathered {
+            carried: carried(&action.mcp_args),
+            dom,
+            plugin: Some(plugin),
+            commit_page,
+        })
+    }
+
+    /// The target's facts, or the focused element's for a key press. A
+    /// failure to read them is a fact too (`None`), and `assess` asks.
+    async fn dom_facts(
+        &mut self,
+        runs: &str,
+        action: &BrowserAction,
+        state: &mut State,
+    ) -> Result<Option<ElementFacts>, Error> {
+        let read = match &action.target {
+            Some(target) => match &target.reference {
+                Some(reference) => {
+                    let description = describe(target);
+                    timed(
+                        &mut state.timing.browser,
+                        facts::of_element(self.browser, reference, &description),
+                    )
+                    .await
+                    .map(Some)
+                }
+                None => Ok(None),
+            },
+            None if runs == mcp::PRESS_KEY => {
+                timed(&mut state.timing.browser, facts::of_focused(self.browser)).await
+            }
+            None => Ok(None),
+        };
+        match read {
+            Ok(facts) => Ok(facts),
+            Err(e) if e.class() == ErrorClass::Failure => {
+                tracing::debug!("cannot read the element's facts: {e}");
+                Ok(None)
+            }
+            Err(e) => Err(e.into()),
+        }
+    }
+
+    /// The plugin's word on one call; a failure is a fact too.
+    async fn checkpoint(&self, view: ToolCallView, state: &State) -> PluginAnswer {
+        let snapshot = state.snapshot.clone();
+        let said = plugin::call_blocking(&self.service.plugin, move |p| {
+            p.checkpoint(&view, &snapshot)
+        })
+        .await;
+        self.plugin_answer(said)
+    }
+
+    /// A plugin's reason is shown as the plugin's words, apart from the
+    /// host's own: a plugin cannot pose as the host.
+    fn plugin_answer(
+        &self,
+        said: Result<Option<String>, crate::plugin::PluginError>,
+    ) -> PluginAnswer {
+        match said {
+            Ok(Some(reason)) => PluginAnswer::Ask(format!(
+                "{} plugin says: {reason}",
+                self.service.metadata.display_name
+            )),
+            Ok(None) => PluginAnswer::NoObjection,
+            Err(e) => PluginAnswer::Failed(e.to_string()),
+        }
+    }
+
+    /// Whether the page is a commit page: every actionable element put to
+    /// the floor and to the plugin, once per page.
+    pub(super) async fn commit_page(&mut self, state: &mut State) -> Option<CommitPage> {
+        let print = fingerprint(&state.snapshot);
+        if let Some((seen, verdict)) = &state.commit_page
+            && *seen == print
+        {
+            return verdict.clone();
+        }
+        let snapshot = state.snapshot.clone();
+        let views: Vec<(usize, ToolCallView)> = snapshot
+            .elements
+            .iter()
+            .enumerate()
+            .filter(|(_, e)| commit_page::is_actionable(e))
+            .map(|(i, e)| {
+                let action = if e.role == "combobox" || e.role == "listbox" {
+                    mcp::SELECT_OPTION
+                } else {
+                    mcp::CLICK
+                };
+                let view = ToolCallView {
+                    action: action.to_owned(),
+                    arguments: Value::Object(serde_json::Map::new()),
+                    target: Some(e.clone()),
+                    facts: None,
+                };
+                (i, view)
+            })
+            .collect();
+        let count = snapshot.elements.len();
+        let page = snapshot.clone();
+        let answers = plugin::call_blocking(&self.service.plugin, move |p| {
+            Ok(views
+                .into_iter()
+                .map(|(i, view)| (i, p.checkpoint(&view, &page)))
+                .collect::<Vec<_>>())
+        })
+        .await;
+        let mut by_element = vec![PluginAnswer::NotAsked; count];
+        match answers {
+            Ok(answers) => {
+                for (i, said) in answers {
+                    if let Some(slot) = by_element.get_mut(i) {
+                        *slot = self.plugin_answer(said);
+                    }
+                }
+            }
+            Err(e) => by_element.fill(PluginAnswer::Failed(e.to_string())),
+        }
+        let verdict = commit_page::commit_page(&snapshot, self.plan_knowledge(), &by_element);
+        state.commit_page = Some((print, verdict.clone()));
+        verdict
+    }
+
+    /// Why the element no longer is what the human approved, if it is not.
+    pub(super) async fn changed_since(
+        &mut self,
+        action: &BrowserAction,
+        gathered: &Gathered,
+        state: &mut State,
+    ) -> Result<Option<String>, Error> {
+        let (Some(before), Some(target)) = (&gathered.dom, &action.target) else {
+            return Ok(None);
+        };
+        let Some(reference) = &target.reference else {
+            return Ok(None);
+        };
+        let description = describe(target);
+        let now = timed(
+            &mut state.timing.browser,
+            facts::of_element(self.browser, reference, &description),
+        )
+        .await;
+        let now = match now {
+            Ok(now) => now,
+            Err(e) if e.class() == ErrorClass::Failure => {
+                return Ok(Some(format!("it can no longer be read: {e}")));
+            }
+            Err(e) => return Err(e.into()),
+        };
+        Ok(facts_changed(before, &now))
+    }
+}
+
+/// Identifies a page's state: the same address and tree mean the same
+/// commit-page verdict.
+fn fingerprint(snapshot: &Snapshot) -> u64 {
+    let mut hasher = DefaultHasher::new();
+    snapshot.url.hash(&mut hasher);
+    snapshot.title.hash(&mut hasher);
+    snapshot.content.hash(&mut hasher);
+    hasher.finish()
+}
+
+/// The words an action carries, from its Playwright arguments.
+fn carried(args: &Value) -> Vec<String> {
+    let mut words = Vec::new();
+    for key in ["text", "key", "promptText"] {
+        if let Some(text) = args.get(key).and_then(Value::as_str) {
+            words.push(text.to_owned());
+        }
+    }
+    if let Some(values) = args.get("values").and_then(Value::as_array) {
+        words.extend(values.iter().filter_map(Value::as_str).map(str::to_owned));
+    }
+    if args.get("submit").and_then(Value::as_bool) == Some(true) {
+        words.push("Enter".to_owned());
+    }
+    words
+}
+
+/// What changed between two readings of an element, if anything a person
+/// would care about did.
+fn facts_changed(before: &ElementFacts, now: &ElementFacts) -> Option<String> {
+    if before.visible_text != now.visible_text {
+        return Some(format!(
+            "it showed \"{}\", now \"{}\"",
+            before.visible_text, now.visible_text
+        ));
+    }
+    if before.href != now.href {
+        return Some("the link now leads elsewhere".into());
+    }
+    if before.form_action != now.form_action || before.form_method != now.form_method {
+        return Some("its form now submits elsewhere".into());
+    }
+    None
+}
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn carried_words_table() {
+        let cases = [
+            (
+                json!({"text": "hello", "submit": true}),
+                vec!["hello", "Enter"],
+            ),
+            (json!({"key": "Enter"}), vec!["Enter"]),
+            (
+                json!({"values": ["Yes, cancel", "x"]}),
+                vec!["Yes, cancel", "x"],
+            ),
+            (json!({"target": "e1"}), vec![]),
+        ];
+        for (args, want) in cases {
+            assert_eq!(carried(&args), want, "{args}");
+        }
+    }
+
+    #[test]
+    fn changes_that_matter() {
+        let before = ElementFacts {
+            visible_text: "Keep membership".into(),
+            tag: "button".into(),
+            form_action: Some("https://x/keep".into()),
+            form_method: Some("post".into()),
+            ..ElementFacts::default()
+        };
+        assert_eq!(facts_changed(&before, &before.clone()), None);
+        let reworded = ElementFacts {
+            visible_text: "Finish Cancellation".into(),
+            ..before.clone()
+        };
+        assert!(facts_changed(&before, &reworded).is_some());
+        let moved = ElementFacts {
+            form_action: Some("https://x/cancel".into()),
+            ..before.clone()
+        };
+        assert!(facts_changed(&before, &moved).is_some());
+    }
+}

@@ -1,0 +1,449 @@
+//! Table tests of the one safety decision.
+
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
+use super::*;
+use crate::plugin::{HintAction, PlanStep, TargetHint};
+
+const ON: Policy = Policy { checkpoints: true };
+const OFF: Policy = Policy { checkpoints: false };
+const SITE: &str = "https://www.example.com/account";
+
+fn origins() -> Vec<String> {
+    vec!["https://www.example.com".into()]
+}
+
+fn page(url: &str, elements: Vec<Element>) -> Snapshot {
+    Snapshot {
+        url: url.into(),
+        title: "Account".into(),
+        elements,
+        ..Snapshot::default()
+    }
+}
+
+fn el(role: &str, name: &str) -> Element {
+    Element {
+        reference: Some("e1".into()),
+        role: role.into(),
+        name: name.into(),
+        ..Element::default()
+    }
+}
+
+fn shows(text: &str) -> ElementFacts {
+    ElementFacts {
+        visible_text: text.into(),
+        tag: "button".into(),
+        ..ElementFacts::default()
+    }
+}
+
+fn plan() -> Vec<PlanStep> {
+    let hint = |p: &str| TargetHint {
+        role: None,
+        name_patterns: vec![p.into()],
+        action: HintAction::Click,
+        value: None,
+        optional: false,
+    };
+    vec![
+        PlanStep {
+            description: "open the flow".into(),
+            done_when: String::new(),
+            targets: vec![hint("cancel membership"), hint("too expensive")],
+            irreversible: false,
+        },
+        PlanStep {
+            description: "finish".into(),
+            done_when: String::new(),
+            targets: vec![hint("finish cancellation")],
+            irreversible: true,
+        },
+    ]
+}
+
+/// A click on `target` (whose DOM shows `dom`) on `page`.
+fn click<'a>(
+    origins: &'a [String],
+    page: &'a Snapshot,
+    target: Option<&'a Element>,
+    dom: Option<&'a ElementFacts>,
+    plan: &'a [PlanStep],
+) -> Facts<'a> {
+    Facts {
+        tool: mcp::CLICK,
+        read_only: false,
+        target,
+        dom,
+        carried: Vec::new(),
+        navigate_to: None,
+        goes_back: false,
+        dialog: None,
+        page,
+        allowed_origins: origins,
+        start_url: SITE,
+        service: "Example",
+        plan: PlanKnowledge::Marked(plan),
+        commit_urls: &[],
+        plugin: PluginAnswer::NoObjection,
+        commit_page: None,
+    }
+}
+
+/// What a decision was, without its words.
+fn kind(d: &Decision) -> &'static str {
+    match d {
+        Decision::Proceed { .. } => "proceed",
+        Decision::Ask { .. } => "ask",
+        Decision::Refuse { code, .. } => code.as_str(),
+    }
+}
+
+#[test]
+fn decision_table() {
+    let o = origins();
+    let steps = plan();
+    let account = page(
+        SITE,
+        vec![el("button", "Cancel Membership"), el("link", "Help")],
+    );
+    let outside = page("https://elsewhere.example.org/", vec![]);
+    let cancel = el("button", "Cancel Membership");
+    let cancel_dom = shows("Cancel Membership");
+    let finish = el("button", "Finish Cancellation");
+    let finish_dom = shows("Finish Cancellation");
+    let back = el("button", "Go back");
+    let help = el("link", "Help");
+    let help_dom = shows("Help");
+    let offer = el("button", "Accept offer");
+    let offer_dom = shows("Accept offer");
+    let dropdown = el("combobox", "How did you hear about us");
+    let dropdown_dom = shows("Friends");
+    let survey = el("radio", "Too expensive");
+    let survey_dom = shows("Too expensive");
+    let base = |t, d| click(&o, &account, t, d, &steps);
+    let commit_urls = ["*/commit*".to_owned()];
+    let to_commit = ElementFacts {
+        href: Some("https://www.example.com/commit?x".into()),
+        ..help_dom.clone()
+    };
+    let commits = CommitPage {
+        because_of: "button \"Finish Cancellation\"".into(),
+        reason: "final".into(),
+    };
+    let cases: Vec<(&str, Facts, Policy, &str)> = vec![
+        (
+            "plan-named first step",
+            base(Some(&cancel), Some(&cancel_dom)),
+            ON,
+            "proceed",
+        ),
+        (
+            "an ordinary link",
+            base(Some(&help), Some(&help_dom)),
+            ON,
+            "proceed",
+        ),
+        (
+            "the final step",
+            base(Some(&finish), Some(&finish_dom)),
+            ON,
+            "ask",
+        ),
+        (
+            "a lying accessible name",
+            base(Some(&back), Some(&finish_dom)),
+            ON,
+            "ask",
+        ),
+        (
+            "a billing change",
+            base(Some(&offer), Some(&offer_dom)),
+            ON,
+            "ask",
+        ),
+        (
+            "a dropdown shows its value, not its label",
+            base(Some(&dropdown), Some(&dropdown_dom)),
+            ON,
+            "proceed",
+        ),
+        ("facts unread", base(Some(&help), None), ON, "ask"),
+        (
+            "no marked plan: the weak first step asks",
+            Facts {
+                plan: PlanKnowledge::None,
+                ..base(Some(&cancel), Some(&cancel_dom))
+            },
+            ON,
+            "ask",
+        ),
+        (
+            "plugin asks",
+            Facts {
+                plugin: PluginAnswer::Ask("final step".into()),
+                ..base(Some(&help), Some(&help_dom))
+            },
+            ON,
+            "ask",
+        ),
+        (
+            "plugin failed",
+            Facts {
+                plugin: PluginAnswer::Failed("boom".into()),
+                ..base(Some(&help), Some(&help_dom))
+            },
+            ON,
+            "ask",
+        ),
+        (
+            "on a commit page an ordinary link asks",
+            Facts {
+                commit_page: Some(&commits),
+                ..base(Some(&help), Some(&help_dom))
+            },
+            ON,
+            "ask",
+        ),
+        (
+            "on a commit page a plan-named survey answer does not",
+            Facts {
+                commit_page: Some(&commits),
+                ..base(Some(&survey), Some(&survey_dom))
+            },
+            ON,
+            "proceed",
+        ),
+        (
+            "a key press on a commit page",
+            Facts {
+                tool: mcp::PRESS_KEY,
+                carried: vec!["Enter"],
+                commit_page: Some(&commits),
+                ..base(None, None)
+            },
+            ON,
+            "ask",
+        ),
+        (
+            "typing that says it cancels",
+            Facts {
+                tool: mcp::TYPE,
+                carried: vec!["yes, cancel"],
+                ..base(None, None)
+            },
+            ON,
+            "ask",
+        ),
+        (
+            "a link to a commit URL",
+            Facts {
+                commit_urls: &commit_urls,
+                dom: Some(&to_commit),
+                ..base(Some(&help), None)
+            },
+            ON,
+            "ask",
+        ),
+        (
+            "read-only never asks",
+            Facts {
+                read_only: true,
+                plugin: PluginAnswer::NotAsked,
+                ..base(Some(&finish), None)
+            },
+            ON,
+            "proceed",
+        ),
+        (
+            "checkpoints off",
+            base(Some(&finish), Some(&finish_dom)),
+            OFF,
+            "proceed",
+        ),
+        (
+            "navigation to another site",
+            Facts {
+                tool: mcp::NAVIGATE,
+                navigate_to: Some("https://evil.example.net/x"),
+                ..base(None, None)
+            },
+            ON,
+            "action_failed",
+        ),
+        (
+            "navigation off-site even with checkpoints off",
+            Facts {
+                tool: mcp::NAVIGATE,
+                navigate_to: Some("https://evil.example.net/x"),
+                ..base(None, None)
+            },
+            OFF,
+            "action_failed",
+        ),
+        (
+            "navigation to a non-http URL",
+            Facts {
+                tool: mcp::NAVIGATE,
+                navigate_to: Some("javascript:alert(1)"),
+                ..base(None, None)
+            },
+            ON,
+            "invalid_params",
+        ),
+        (
+            "navigation back to the start",
+            Facts {
+                tool: mcp::NAVIGATE,
+                navigate_to: Some(SITE),
+                ..base(None, None)
+            },
+            ON,
+            "proceed",
+        ),
+        (
+            "navigation to an address no link on the page has",
+            Facts {
+                tool: mcp::NAVIGATE,
+                navigate_to: Some("https://www.example.com/x/commit.html?token=1"),
+                ..base(None, None)
+            },
+            ON,
+            "ask",
+        ),
+        (
+            "navigation to an address that says it cancels",
+            Facts {
+                tool: mcp::NAVIGATE,
+                navigate_to: Some("https://www.example.com/cancel/confirm"),
+                ..base(None, None)
+            },
+            ON,
+            "ask",
+        ),
+        (
+            "a change on a page outside the sites",
+            Facts {
+                page: &outside,
+                ..base(Some(&help), Some(&help_dom))
+            },
+            ON,
+            "action_failed",
+        ),
+        (
+            "going back from outside is allowed",
+            Facts {
+                page: &outside,
+                goes_back: true,
+                tool: mcp::NAVIGATE_BACK,
+                ..base(None, None)
+            },
+            ON,
+            "proceed",
+        ),
+        (
+            "accepting a dialog a commit opened",
+            Facts {
+                tool: mcp::HANDLE_DIALOG,
+                dialog: Some(DialogFacts {
+                    accept: true,
+                    kind: "confirm",
+                    message: "Are you sure?",
+                    opened_by_commit: true,
+                }),
+                ..base(None, None)
+            },
+            ON,
+            "ask",
+        ),
+        (
+            "accepting a dialog that says it cancels",
+            Facts {
+                tool: mcp::HANDLE_DIALOG,
+                dialog: Some(DialogFacts {
+                    accept: true,
+                    kind: "confirm",
+                    message: "Yes, cancel my membership?",
+                    opened_by_commit: false,
+                }),
+                ..base(None, None)
+            },
+            ON,
+            "ask",
+        ),
+        (
+            "dismissing any dialog",
+            Facts {
+                tool: mcp::HANDLE_DIALOG,
+                dialog: Some(DialogFacts {
+                    accept: false,
+                    kind: "confirm",
+                    message: "Are you sure?",
+                    opened_by_commit: true,
+                }),
+                ..base(None, None)
+            },
+            ON,
+            "proceed",
+        ),
+    ];
+    for (name, facts, policy, want) in cases {
+        assert_eq!(kind(&assess(&facts, policy)), want, "{name}");
+    }
+}
+
+#[test]
+fn the_prompt_shows_both_names_when_they_disagree() {
+    let o = origins();
+    let steps = plan();
+    let p = page(SITE, vec![]);
+    let target = el("button", "Close");
+    let dom = shows("Download my data");
+    let d = assess(&click(&o, &p, Some(&target), Some(&dom), &steps), ON);
+    let Decision::Ask { reason } = d else {
+        panic!("{d:?}")
+    };
+    assert!(
+        reason.contains("Close") && reason.contains("Download my data"),
+        "{reason}"
+    );
+}
+
+#[test]
+fn names_agree_table() {
+    let cases = [
+        ("Close", "×", false),
+        ("Continue", "Continue", false),
+        ("Cancel Membership", "cancel   membership", false),
+        ("Next step", "Next", false),
+        ("Go back", "Finish Cancellation", true),
+        ("", "Finish Cancellation", false),
+    ];
+    for (name, text, want) in cases {
+        assert_eq!(names_disagree(name, text), want, "{name:?} {text:?}");
+    }
+}
+
+#[test]
+fn glob_table() {
+    let cases = [
+        ("*/commit*", "https://a.b/commit.html", true),
+        ("*/commit*", "https://a.b/x/commit?t=1", true),
+        ("*/commit*", "https://a.b/account", false),
+        ("https://a.b/cancel", "https://a.b/cancel", true),
+        ("https://a.b/cancel", "https://a.b/cancel/x", false),
+        ("*/api/*/cancel", "https://a.b/api/v1/cancel", true),
+    ];
+    for (pattern, url, want) in cases {
+        assert_eq!(
+            matching_pattern(&[pattern.to_owned()], url).is_some(),
+            want,
+            "{pattern} {url}"
+        );
+    }
+}
+
+#[test]
+fn the_default_decision_is_to_ask() {
+    assert!(matches!(Decision::default(), Decision::Ask { .. }));
+}
