@@ -56,6 +56,31 @@ pub fn command(home: &Path) -> tokio::process::Command {
     command
 }
 
+/// The binary with `args`, run on a terminal of its own: `script` gives it a
+/// pseudo-terminal for stdin and stdout, as a person's shell would. The
+/// environment is the same as [`command`]'s.
+pub fn on_terminal(home: &Path, args: &[&str]) -> tokio::process::Command {
+    let line = std::iter::once(bin().display().to_string())
+        .chain(args.iter().map(|a| (*a).to_owned()))
+        .map(|a| format!("'{}'", a.replace('\'', "'\\''")))
+        .collect::<Vec<_>>()
+        .join(" ");
+    let mut command = tokio::process::Command::new("script");
+    command.args(["-qfec", &line, "/dev/null"]);
+    for var in SCRUBBED {
+        command.env_remove(var);
+    }
+    command
+        .env("SUBTERMINATOR_HOME", home)
+        .env("SUBTERMINATOR_BROWSER", "/usr/bin/chromium")
+        .env("NO_COLOR", "1")
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .kill_on_drop(true);
+    command
+}
+
 /// Runs `command` with `input` on stdin (then end of input) to the end.
 pub async fn run(mut command: tokio::process::Command, input: &str) -> anyhow::Result<Output> {
     let mut child = command.spawn()?;

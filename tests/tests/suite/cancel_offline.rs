@@ -224,3 +224,59 @@ async fn json_output_is_one_object() {
     assert_eq!(value["result"]["success"], true);
     assert_eq!(value["service"], "practice");
 }
+
+/// On a terminal, a `y` typed before the question appeared is not an answer
+/// to it: the host throws it away and waits; the `n` typed after the prompt
+/// is what counts.
+#[tokio::test(flavor = "multi_thread")]
+async fn on_a_terminal_a_yes_typed_ahead_does_not_count() {
+    use tokio::io::{AsyncReadExt, AsyncWriteExt};
+    let site = PracticeSite::serve(SiteOptions::default()).await.unwrap();
+    let home = tempfile::tempdir().unwrap();
+    let url = site.url();
+    let args = [
+        "cancel",
+        "practice",
+        "--start-url",
+        url.as_str(),
+        "--model",
+        "offline",
+        "--headless",
+        "--isolated",
+    ];
+    let mut child = e2e::on_terminal(home.path(), &args).spawn().unwrap();
+    let mut stdin = child.stdin.take().unwrap();
+    let mut stdout = child.stdout.take().unwrap();
+    stdin.write_all(b"y\n").await.unwrap();
+    stdin.flush().await.unwrap();
+    let mut seen = String::new();
+    let mut buffer = [0u8; 4096];
+    let asked = tokio::time::timeout(e2e::RUN_TIMEOUT, async {
+        while !seen.contains(subterminator_tests::human::PROMPT) {
+            let n = stdout.read(&mut buffer).await.unwrap();
+            assert!(n > 0, "the run ended before asking: {seen}");
+            seen.push_str(&String::from_utf8_lossy(&buffer[..n]));
+        }
+    })
+    .await;
+    assert!(asked.is_ok(), "no prompt: {seen}");
+    // Give the host time to take a typed-ahead `y` as the answer, if it would.
+    tokio::time::sleep(Duration::from_millis(1_500)).await;
+    assert!(!site.cancelled(), "the typed-ahead yes was taken: {seen}");
+    stdin.write_all(b"n\n").await.unwrap();
+    stdin.flush().await.unwrap();
+    let mut rest = Vec::new();
+    let _ = tokio::time::timeout(e2e::RUN_TIMEOUT, stdout.read_to_end(&mut rest)).await;
+    seen.push_str(&String::from_utf8_lossy(&rest));
+    let status = tokio::time::timeout(e2e::RUN_TIMEOUT, child.wait())
+        .await
+        .unwrap()
+        .unwrap();
+    assert_eq!(status.code(), Some(1), "{seen}");
+    assert!(!site.cancelled(), "{seen}");
+    assert_eq!(
+        e2e::last_result(home.path()).unwrap()["reason"],
+        "human_rejected",
+        "{seen}"
+    );
+}

@@ -297,3 +297,60 @@ async fn the_offline_policy_trusts_only_the_hosts_verification() {
     assert_eq!(result["success"], false, "{text}");
     assert!(!site.was_requested("/false-success/commit.html"), "{text}");
 }
+
+/// The page turns the button the person approved ("Not now") into the final
+/// one while they read the prompt: the yes is not carried over; the host
+/// sees the change and asks again, showing what the button is now.
+#[tokio::test(flavor = "multi_thread")]
+async fn a_yes_does_not_carry_over_to_an_element_that_changed() {
+    let site = Site::serve(&site_dir("hostile")).await.unwrap();
+    let model = ModelServer::start(|request| {
+        let page = request.latest_input().unwrap_or_default();
+        let click = |role: &str, name: &str| {
+            subterminator_tests::scripted::find_ref(&page, role, name).map(|target| {
+                Reply::tool(
+                    "browser_click",
+                    serde_json::json!({"element": name, "target": target}),
+                )
+            })
+        };
+        click("button", "Not now")
+            .or_else(|| click("link", "Cancel Membership"))
+            .unwrap_or_else(|| Reply::text("Nothing to do."))
+    })
+    .await
+    .unwrap();
+    let home = tempfile::tempdir().unwrap();
+    let start = site.url("/swap/index.html");
+    let command = command(home.path(), "netflix", &start, "full", &model);
+    let mut on_final = 0;
+    let session = human::run(
+        command,
+        |prompt| {
+            if !prompt.url.contains("/swap/final.html") {
+                return true;
+            }
+            on_final += 1;
+            if on_final == 1 {
+                // Reading the prompt, while the page changes the button.
+                std::thread::sleep(std::time::Duration::from_millis(3_000));
+                return true;
+            }
+            false
+        },
+        || 0,
+    )
+    .await
+    .unwrap();
+    let text = e2e::text(&session.output);
+    assert!(!site.was_requested("/swap/commit.html"), "{text}");
+    assert!(!site.was_requested("/swap/keep.html"), "{text}");
+    let again = session
+        .prompts
+        .iter()
+        .find(|p| p.text.contains("changed after you were asked"))
+        .unwrap_or_else(|| panic!("no second prompt: {text}"));
+    assert!(again.text.contains("Finish Cancellation"), "{text}");
+    assert!(!again.approved, "{text}");
+    assert_eq!(session.output.status.code(), Some(1), "{text}");
+}
