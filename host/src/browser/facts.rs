@@ -13,6 +13,14 @@ use crate::page::ElementFacts;
 /// link, bounded for a hostile page.
 pub const MAX_VISIBLE_TEXT_CHARS: usize = 500;
 
+/// Longest URL read back (a link's or a form's), in characters.
+pub const MAX_URL_CHARS: usize = 2_000;
+
+/// Starts the facts inside the error the script throws. Playwright MCP waits
+/// its 500 ms settle time after every evaluation that returns, and skips it
+/// after one that throws: the facts come back as an error, in about 5 ms.
+pub const ANSWER_MARK: &str = "subterminator-facts:";
+
 /// Reads [`ElementFacts`] of the element it is given. `innerText` leaves out
 /// what CSS hides; inputs show their value instead. A button's `formAction`
 /// wins over its form's `action`, as the browser itself does.
@@ -32,12 +40,13 @@ const FACTS_JS: &str = r#"(el) => {
     action = (el.formAction && el.hasAttribute && el.hasAttribute('formaction')) ? el.formAction : form.action;
     method = ((el.hasAttribute && el.hasAttribute('formmethod')) ? el.formMethod : form.method || 'get').toLowerCase();
   }
+  const url = (u) => (u == null ? null : String(u).slice(0, URL_LIMIT));
   return {
     visible_text: text.slice(0, LIMIT),
     tag,
     input_type: el.type ? String(el.type).toLowerCase() : null,
-    href: link ? link.href : null,
-    form_action: action,
+    href: url(link ? link.href : null),
+    form_action: url(action),
     form_method: method,
   };
 }"#;
@@ -49,35 +58,68 @@ pub async fn of_element(
     reference: &str,
     description: &str,
 ) -> Result<ElementFacts, BrowserError> {
-    let output = browser
-        .call(
-            mcp::EVALUATE,
-            json!({ "target": reference, "element": description, "function": script() }),
-        )
-        .await?;
-    Ok(parse(output.result.as_deref()).unwrap_or_default())
+    let function = format!(
+        "(el) => {{ throw new Error({mark:?} + JSON.stringify(({})(el))); }}",
+        script(),
+        mark = ANSWER_MARK
+    );
+    let answer = answer(
+        browser
+            .call(
+                mcp::EVALUATE,
+                json!({ "target": reference, "element": description, "function": function }),
+            )
+            .await,
+    )?;
+    Ok(parse(answer.as_deref()).unwrap_or_default())
 }
 
 /// The facts of the element that has the keyboard focus: where a key press
 /// lands. `None` when nothing but the page itself has it.
 pub async fn of_focused(browser: &Browser) -> Result<Option<ElementFacts>, BrowserError> {
     let function = format!(
-        "() => {{ const el = document.activeElement; if (!el || el === document.body) return null; return ({})(el); }}",
-        script()
+        "() => {{ const el = document.activeElement; const f = (!el || el === document.body) ? null : ({})(el); throw new Error({mark:?} + JSON.stringify(f)); }}",
+        script(),
+        mark = ANSWER_MARK
     );
-    let output = browser
-        .call(mcp::EVALUATE, json!({ "function": function }))
-        .await?;
-    Ok(parse(output.result.as_deref()))
+    let answer = answer(
+        browser
+            .call(mcp::EVALUATE, json!({ "function": function }))
+            .await,
+    )?;
+    Ok(parse(answer.as_deref()))
+}
+
+/// The script's answer: from the error it threw (see [`ANSWER_MARK`]), or
+/// from an ordinary result. Any other error is the browser's.
+fn answer(
+    called: Result<super::ToolOutput, BrowserError>,
+) -> Result<Option<String>, BrowserError> {
+    match called {
+        Ok(output) => Ok(output.result),
+        Err(BrowserError::Tool { message, .. }) if message.contains(ANSWER_MARK) => {
+            Ok(Some(message))
+        }
+        Err(e) => Err(e),
+    }
 }
 
 fn script() -> String {
-    FACTS_JS.replace("LIMIT", &MAX_VISIBLE_TEXT_CHARS.to_string())
+    FACTS_JS
+        .replace("URL_LIMIT", &MAX_URL_CHARS.to_string())
+        .replace("LIMIT", &MAX_VISIBLE_TEXT_CHARS.to_string())
 }
 
-/// The facts from a script's result; anything else is none.
-fn parse(result: Option<&str>) -> Option<ElementFacts> {
-    let value: Value = serde_json::from_str(result?.trim()).ok()?;
+/// The facts from a script's answer (after [`ANSWER_MARK`] when it threw
+/// them; the stack trace follows on later lines, the JSON has no newline);
+/// anything else is none.
+fn parse(answer: Option<&str>) -> Option<ElementFacts> {
+    let text = answer?;
+    let text = match text.split_once(ANSWER_MARK) {
+        Some((_, rest)) => rest.lines().next().unwrap_or_default(),
+        None => text,
+    };
+    let value: Value = serde_json::from_str(text.trim()).ok()?;
     if value.is_null() {
         return None;
     }
@@ -99,6 +141,11 @@ mod tests {
         assert_eq!(facts.visible_text, "Finish Cancellation");
         assert_eq!(facts.form_method.as_deref(), Some("post"));
         assert_eq!(parse(Some("null")), None);
+        let thrown = format!(
+            "Error: page.evaluate: Error: {ANSWER_MARK}{full}\n    at eval (eval at <anonymous>)"
+        );
+        assert_eq!(parse(Some(&thrown)).unwrap().tag, "button");
+        assert_eq!(parse(Some(&format!("{ANSWER_MARK}null"))), None);
         assert_eq!(parse(Some("not json")), None);
         assert_eq!(parse(None), None);
         let long = format!(
@@ -114,6 +161,7 @@ mod tests {
     #[test]
     fn the_script_has_its_limit() {
         assert!(script().contains(&format!("slice(0, {MAX_VISIBLE_TEXT_CHARS})")));
+        assert!(script().contains(&format!("slice(0, {MAX_URL_CHARS})")));
         assert!(!script().contains("LIMIT"));
     }
 }
