@@ -5,7 +5,6 @@
 
 use serde_json::{Value, json};
 
-use super::tools as mcp;
 use super::{Browser, BrowserError};
 use crate::page::ElementFacts;
 
@@ -58,35 +57,58 @@ pub async fn of_element(
     reference: &str,
     description: &str,
 ) -> Result<ElementFacts, BrowserError> {
-    let function = format!(
-        "(el) => {{ throw new Error({mark:?} + JSON.stringify(({})(el))); }}",
+    // A ref is Playwright's own (`e12`, `f1e4`); anything else would be
+    // code in the server's process.
+    if !is_ref(reference) {
+        return Err(BrowserError::Tool {
+            tool: RUN_CODE.to_owned(),
+            message: format!("{description}: {reference:?} is not a snapshot ref"),
+        });
+    }
+    // Run in the server's process through Playwright's own locator: a
+    // round trip of a few milliseconds, where `browser_evaluate` resolves and
+    // describes the element first.
+    let code = format!(
+        "async (page) => {{ const f = await page.locator('aria-ref={reference}').evaluate({}, undefined, {{ timeout: {LOCATE_TIMEOUT_MS} }}); throw new Error({mark:?} + JSON.stringify(f)); }}",
         script(),
         mark = ANSWER_MARK
     );
-    let answer = answer(
-        browser
-            .call(
-                mcp::EVALUATE,
-                json!({ "target": reference, "element": description, "function": function }),
-            )
-            .await,
-    )?;
+    let answer = answer(browser.call(RUN_CODE, json!({ "code": code })).await)?;
     Ok(parse(answer.as_deref()).unwrap_or_default())
+}
+
+/// How long the host waits for the element to be found, in milliseconds: it
+/// is on the page the latest snapshot showed, or gone.
+const LOCATE_TIMEOUT_MS: u64 = 3_000;
+
+/// Playwright MCP's tool that runs a function in its own process.
+const RUN_CODE: &str = "browser_run_code_unsafe";
+
+/// Whether `reference` is a snapshot ref: `e12`, or `f1e4` inside a frame.
+fn is_ref(reference: &str) -> bool {
+    let rest = match reference.strip_prefix('f') {
+        Some(frame) => {
+            let digits = frame.chars().take_while(char::is_ascii_digit).count();
+            if digits == 0 {
+                return false;
+            }
+            &frame[digits..]
+        }
+        None => reference,
+    };
+    rest.strip_prefix('e')
+        .is_some_and(|n| !n.is_empty() && n.chars().all(|c| c.is_ascii_digit()))
 }
 
 /// The facts of the element that has the keyboard focus: where a key press
 /// lands. `None` when nothing but the page itself has it.
 pub async fn of_focused(browser: &Browser) -> Result<Option<ElementFacts>, BrowserError> {
-    let function = format!(
-        "() => {{ const el = document.activeElement; const f = (!el || el === document.body) ? null : ({})(el); throw new Error({mark:?} + JSON.stringify(f)); }}",
+    let code = format!(
+        "async (page) => {{ const f = await page.evaluate(() => {{ const el = document.activeElement; return (!el || el === document.body) ? null : ({})(el); }}); throw new Error({mark:?} + JSON.stringify(f)); }}",
         script(),
         mark = ANSWER_MARK
     );
-    let answer = answer(
-        browser
-            .call(mcp::EVALUATE, json!({ "function": function }))
-            .await,
-    )?;
+    let answer = answer(browser.call(RUN_CODE, json!({ "code": code })).await)?;
     Ok(parse(answer.as_deref()))
 }
 
@@ -156,6 +178,22 @@ mod tests {
             parse(Some(&long)).unwrap().visible_text.len(),
             MAX_VISIBLE_TEXT_CHARS
         );
+    }
+
+    #[test]
+    fn refs_table() {
+        for (reference, ok) in [
+            ("e12", true),
+            ("f1e4", true),
+            ("e", false),
+            ("f1", false),
+            ("fe4", false),
+            ("e1')+1;process.exit()//", false),
+            ("#id", false),
+            ("", false),
+        ] {
+            assert_eq!(is_ref(reference), ok, "{reference:?}");
+        }
     }
 
     #[test]
