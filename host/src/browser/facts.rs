@@ -114,9 +114,7 @@ pub async fn of_focused(browser: &Browser) -> Result<Option<ElementFacts>, Brows
 
 /// The script's answer: from the error it threw (see [`ANSWER_MARK`]), or
 /// from an ordinary result. Any other error is the browser's.
-fn answer(
-    called: Result<super::ToolOutput, BrowserError>,
-) -> Result<Option<String>, BrowserError> {
+fn answer(called: Result<super::ToolOutput, BrowserError>) -> Result<Option<String>, BrowserError> {
     match called {
         Ok(output) => Ok(output.result),
         Err(BrowserError::Tool { message, .. }) if message.contains(ANSWER_MARK) => {
