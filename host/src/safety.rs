@@ -15,6 +15,7 @@ mod verify;
 
 use serde::Serialize;
 
+use crate::browser::guard::GuardMode;
 use crate::browser::tools as mcp;
 use crate::page::{Element, ElementFacts, Snapshot, origin_of};
 pub use commit_page::CommitPage;
@@ -61,9 +62,10 @@ impl std::fmt::Display for RefusalCode {
 }
 
 /// What the service plugin said about the action.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub enum PluginAnswer {
     /// Not consulted: read-only actions are never put to the plugin.
+    #[default]
     NotAsked,
     /// No reason to ask.
     NoObjection,
@@ -208,9 +210,7 @@ pub fn assess(facts: &Facts<'_>, policy: Policy) -> Decision {
             "it leads to {url}, which the plugin lists as committing ({pattern})"
         ));
     }
-    let exempt = facts
-        .target
-        .is_some_and(|t| plan::mark(facts.plan, t, facts.dom) == PlanMark::NotIrreversible);
+    let exempt = plan_exempt(facts);
     if let Some(page) = facts.commit_page
         && !exempt
     {
@@ -225,6 +225,26 @@ pub fn assess(facts: &Facts<'_>, policy: Policy) -> Decision {
         } else {
             "nothing on this page commits".into()
         },
+    }
+}
+
+/// Whether the plan names the target as a step that is not irreversible:
+/// the one way a plugin lowers the bar, below neither the strong signs nor
+/// the network guard.
+fn plan_exempt(facts: &Facts<'_>) -> bool {
+    facts
+        .target
+        .is_some_and(|t| plan::mark(facts.plan, t, facts.dom) == PlanMark::NotIrreversible)
+}
+
+/// What the network guard stops while this action runs unapproved: form
+/// posts unless the plan names the target, and, on a commit page, any
+/// navigation to the service too. (Commit patterns are always stopped.)
+pub fn unapproved_guard(facts: &Facts<'_>) -> GuardMode {
+    let exempt = plan_exempt(facts);
+    GuardMode::Guarded {
+        block_posts: !exempt,
+        block_navigations: facts.commit_page.is_some() && !exempt,
     }
 }
 

@@ -15,7 +15,7 @@ use crate::approval::{Answer, ApprovalRequest};
 use crate::browser::guard::GuardMode;
 use crate::browser::tools as mcp;
 use crate::error::Error;
-use crate::safety::{self, Decision, DialogFacts, Facts, PluginAnswer, Policy, RefusalCode};
+use crate::safety::{self, Decision, DialogFacts, Facts, Policy, RefusalCode};
 
 /// How many times one action is put to the human again because its element
 /// changed between the question and the answer; then the run ends.
@@ -36,24 +36,35 @@ impl Agent<'_> {
         if let Some(refusal) = dialog_refusal(&runs, &action, state) {
             return Ok(self.refuse(tool, &refusal, state));
         }
-        let judging = Instant::now();
-        let gathered = self.gather(tool, args, &runs, &action, state).await?;
-        let mut decision = self.decide(&runs, &action, &gathered, state);
-        state.timing.safety += judging.elapsed();
         let target = action.target.as_ref().map(describe);
-        let mut approved = false;
+        let mut changed: Option<String> = None;
         let mut reasks = 0;
-        loop {
+        // Each pass judges the element as it is now; a yes is checked
+        // against what its prompt showed, and a change is judged afresh.
+        let (gathered, mode) = loop {
+            let judging = Instant::now();
+            let gathered = self.gather(tool, args, &runs, &action, state).await?;
+            let (decision, unapproved) = self.decide(&runs, &action, &gathered, state);
+            state.timing.safety += judging.elapsed();
             match decision {
                 Decision::Refuse { code, message } => {
                     return Ok(self.refuse(tool, &Refusal::new(code, message), state));
                 }
-                Decision::Proceed { .. } if action.read_only => {}
-                Decision::Proceed { reason } => self.reporter.emit(Event::CheckpointPassed {
-                    turn: state.turn,
-                    reason,
-                }),
+                Decision::Proceed { .. } if action.read_only => break (gathered, unapproved),
+                Decision::Proceed { reason } => {
+                    self.reporter.emit(Event::CheckpointPassed {
+                        turn: state.turn,
+                        reason,
+                    });
+                    break (gathered, unapproved);
+                }
                 Decision::Ask { reason } => {
+                    let reason = match changed.take() {
+                        Some(what) => format!(
+                            "the element changed after you were asked ({what}); asking again: {reason}"
+                        ),
+                        None => reason,
+                    };
                     let request = ApprovalRequest {
                         reason,
                         action: runs.clone(),
@@ -81,56 +92,42 @@ impl Agent<'_> {
                         }
                     }
                     // The yes was given to what the human saw: if the page
-                    // changed the element since, it is asked about again.
-                    if let Some(changed) = self.changed_since(&action, &gathered, state).await? {
-                        reasks += 1;
-                        if reasks > MAX_REASKS {
+                    // changed the element since, it is judged and asked again.
+                    match self.changed_since(&action, &gathered, state).await? {
+                        None => break (gathered, GuardMode::Open),
+                        Some(_) if reasks >= MAX_REASKS => {
                             return Ok(end(rejected(
                                 state.turn,
                                 "the element kept changing after each approval",
                             )));
                         }
-                        decision = Decision::Ask {
-                            reason: format!(
-                                "the element changed after you were asked ({changed}); asking again"
-                            ),
-                        };
-                        continue;
+                        Some(what) => {
+                            reasks += 1;
+                            changed = Some(what);
+                        }
                     }
-                    approved = true;
                 }
             }
-            break;
-        }
+        };
         self.reporter.emit(Event::ToolCall {
             turn: state.turn,
             tool: runs.clone(),
             target,
             arguments: action.mcp_args.clone(),
         });
-        let exempt = action.target.as_ref().is_some_and(|t| {
-            safety::plan::mark(self.plan_knowledge(), t, gathered.dom.as_ref())
-                == safety::PlanMark::NotIrreversible
-        });
-        let mode = if approved {
-            GuardMode::Open
-        } else {
-            GuardMode::Guarded {
-                block_posts: !exempt,
-                block_navigations: gathered.commit_page.is_some() && !exempt,
-            }
-        };
-        self.execute(tool, &action, mode, &gathered, state).await
+        self.execute(tool, &runs, &action, mode, &gathered, state)
+            .await
     }
 
-    /// The one safety decision, from the facts gathered.
+    /// The one safety decision, from the facts gathered, and what the
+    /// network guard stops should the action run without a yes.
     fn decide(
         &self,
         runs: &str,
         action: &BrowserAction,
         gathered: &Gathered,
         state: &State,
-    ) -> Decision {
+    ) -> (Decision, GuardMode) {
         let plan = self.plan_knowledge();
         let dialog = state.dialog.as_ref().and_then(|open| {
             (runs == mcp::HANDLE_DIALOG).then(|| DialogFacts {
@@ -155,14 +152,15 @@ impl Agent<'_> {
             service: &self.service.metadata.display_name,
             plan,
             commit_urls: &self.service.metadata.commit_url_patterns,
-            plugin: gathered.plugin.clone().unwrap_or(PluginAnswer::NotAsked),
+            plugin: gathered.plugin.clone(),
             commit_page: gathered.commit_page.as_ref(),
         };
-        safety::assess(
-            &facts,
-            Policy {
-                checkpoints: self.options.checkpoints,
-            },
+        let policy = Policy {
+            checkpoints: self.options.checkpoints,
+        };
+        (
+            safety::assess(&facts, policy),
+            safety::unapproved_guard(&facts),
         )
     }
 }

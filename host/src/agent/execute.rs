@@ -23,13 +23,13 @@ impl Agent<'_> {
     pub(super) async fn execute(
         &mut self,
         tool: &str,
+        runs: &str,
         action: &BrowserAction,
         mode: GuardMode,
         gathered: &Gathered,
         state: &mut State,
     ) -> Result<Step, Error> {
         let started = Instant::now();
-        let runs = action.mcp_tool.clone().unwrap_or_else(|| tool.to_owned());
         let changes = !action.read_only && action.mcp_tool.is_some();
         // While a dialog is open the server runs nothing but the answer to
         // it, the guard's calls included: the guard stays as the action that
@@ -99,10 +99,10 @@ impl Agent<'_> {
                     "the browser stopped {} this action sent without your yes; nothing reached the site. Approve to run the action again and let it through",
                     describe_blocked(&blocked)
                 ),
-                action: runs.clone(),
+                action: runs.to_owned(),
                 target: action.target.as_ref().map(describe),
                 shows: gathered.dom.as_ref().map(|d| d.visible_text.clone()),
-                details: details(&runs, action, gathered),
+                details: details(runs, action, gathered),
                 url: state.snapshot.url.clone(),
                 screenshot: self.screenshot(state).await,
             };
@@ -123,7 +123,7 @@ impl Agent<'_> {
                 }
             }
         };
-        if action.mcp_tool.as_deref() == Some(mcp::HANDLE_DIALOG) && failure.is_none() {
+        if answers_dialog && failure.is_none() {
             state.dialog = None;
         }
         let dialog = self

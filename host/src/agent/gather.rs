@@ -24,7 +24,7 @@ pub(super) struct Gathered {
     pub(super) dom: Option<ElementFacts>,
     /// Words the action carries: text typed, options, the key.
     pub(super) carried: Vec<String>,
-    pub(super) plugin: Option<PluginAnswer>,
+    pub(super) plugin: PluginAnswer,
     pub(super) commit_page: Option<CommitPage>,
 }
 
@@ -63,7 +63,7 @@ impl Agent<'_> {
         Ok(Gathered {
             carried: carried(&action.mcp_args),
             dom,
-            plugin: Some(plugin),
+            plugin,
             commit_page,
         })
     }
@@ -161,12 +161,12 @@ impl Agent<'_> {
             })
             .collect();
         let count = snapshot.elements.len();
-        let page = snapshot.clone();
         let answers = plugin::call_blocking(&self.service.plugin, move |p| {
-            Ok(views
+            let answers: Vec<_> = views
                 .into_iter()
-                .map(|(i, view)| (i, p.checkpoint(&view, &page)))
-                .collect::<Vec<_>>())
+                .map(|(i, view)| (i, p.checkpoint(&view, &snapshot)))
+                .collect();
+            Ok(answers)
         })
         .await;
         let mut by_element = vec![PluginAnswer::NotAsked; count];
@@ -180,7 +180,7 @@ impl Agent<'_> {
             }
             Err(e) => by_element.fill(PluginAnswer::Failed(e.to_string())),
         }
-        let verdict = commit_page::commit_page(&snapshot, self.plan_knowledge(), &by_element);
+        let verdict = commit_page::commit_page(&state.snapshot, self.plan_knowledge(), &by_element);
         state.commit_page = Some((print, verdict.clone()));
         verdict
     }

@@ -447,3 +447,38 @@ fn glob_table() {
 fn the_default_decision_is_to_ask() {
     assert!(matches!(Decision::default(), Decision::Ask { .. }));
 }
+
+#[test]
+fn the_guard_follows_the_same_plan_exemption_as_the_decision() {
+    let o = origins();
+    let steps = plan();
+    let p = page(SITE, vec![]);
+    let survey = el("radio", "Too expensive");
+    let help = el("link", "Help");
+    let commits = CommitPage {
+        because_of: "button \"Finish Cancellation\"".into(),
+        reason: "final".into(),
+    };
+    let cases = [
+        (&survey, None, false, false),
+        (&survey, Some(&commits), false, false),
+        (&help, None, true, false),
+        (&help, Some(&commits), true, true),
+    ];
+    for (target, commit_page, posts, navigations) in cases {
+        let facts = Facts {
+            commit_page,
+            ..click(&o, &p, Some(target), None, &steps)
+        };
+        assert_eq!(
+            unapproved_guard(&facts),
+            GuardMode::Guarded {
+                block_posts: posts,
+                block_navigations: navigations
+            },
+            "{} {:?}",
+            target.name,
+            commit_page.is_some()
+        );
+    }
+}
