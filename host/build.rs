@@ -18,7 +18,7 @@ fn run() -> Result<(), String> {
         .parent()
         .ok_or("the host crate has no parent folder")?
         .to_path_buf();
-    for watched in ["plugins", "sdk/src", "sdk/Cargo.toml", "wit", "Cargo.lock"] {
+    for watched in ["plugins", "sdk/src", "sdk/Cargo.toml", "sdk/wit", "Cargo.lock"] {
         println!(
             "cargo:rerun-if-changed={}",
             workspace.join(watched).display()

@@ -6,7 +6,7 @@ use crate::types as sdk;
 #[allow(missing_docs, clippy::all)]
 pub mod bindings {
     wit_bindgen::generate!({
-        path: "../wit/v0.2.0",
+        path: "wit/v0.2.0",
         world: "service",
         pub_export_macro: true,
         export_macro_name: "export",

@@ -1,4 +1,4 @@
-//! Host bindings for plugin API 0.2.0 (`wit/v0.2.0`, frozen once released).
+//! Host bindings for plugin API 0.2.0 (`sdk/wit/v0.2.0`, frozen once released).
 //! Over 0.1.0 it carries the plan's irreversible marks, the commit URL and
 //! request patterns, the element facts the host read from the DOM, and the
 //! "already cancelled" verdict. A later API version gets a module of its own
@@ -18,7 +18,7 @@ pub const TYPES_INTERFACE: &str = "subterminator:service/types@0.2.0";
 
 mod bindings {
     wasmtime::component::bindgen!({
-        path: "../wit/v0.2.0",
+        path: "../sdk/wit/v0.2.0",
         world: "service",
     });
 }
