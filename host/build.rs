@@ -18,22 +18,41 @@ fn run() -> Result<(), String> {
         .parent()
         .ok_or("the host crate has no parent folder")?
         .to_path_buf();
-    for watched in ["plugins", "sdk/src", "sdk/Cargo.toml", "sdk/wit", "Cargo.lock"] {
+    for watched in [
+        "plugins",
+        "interpreter",
+        "declarative",
+        "services",
+        "sdk/src",
+        "sdk/Cargo.toml",
+        "sdk/wit",
+        "Cargo.lock",
+    ] {
         println!(
             "cargo:rerun-if-changed={}",
             workspace.join(watched).display()
         );
     }
     let packages = plugin_packages(&workspace.join("plugins"))?;
-    let names: Vec<&str> = packages.iter().map(String::as_str).collect();
+    let mut names: Vec<&str> = packages.iter().map(String::as_str).collect();
+    // The interpreter of declarative services is built with the plugins, in
+    // the same cargo run, but is not a service itself.
+    names.push(INTERPRETER_PACKAGE);
     let target_dir = std::env::var_os("CARGO_TARGET_DIR")
         .map(PathBuf::from)
         .unwrap_or_else(|| workspace.join("target"))
         .join("wasm-plugins");
     let wasm = subterminator_sdk::build::build_components(&workspace, &names, &target_dir)?;
 
-    let mut code = String::from("pub static BUNDLED: &[BundledPlugin] = &[\n");
-    for (package, path) in names.iter().zip(&wasm) {
+    let (interpreter, services) = wasm
+        .split_last()
+        .ok_or("the plugin build returned no components")?;
+    let mut code = format!(
+        "pub static INTERPRETER: &[u8] = include_bytes!({:?});\n",
+        interpreter.display().to_string()
+    );
+    code.push_str("pub static BUNDLED: &[BundledPlugin] = &[\n");
+    for (package, path) in names.iter().zip(services) {
         writeln!(
             code,
             "    BundledPlugin {{ package: {package:?}, wasm: include_bytes!({:?}) }},",
@@ -42,8 +61,38 @@ fn run() -> Result<(), String> {
         .map_err(|e| e.to_string())?;
     }
     code.push_str("];\n");
+    code.push_str("pub static BUNDLED_DECLARATIVE: &[BundledDeclarative] = &[\n");
+    for file in toml_files(&workspace.join("services"))? {
+        writeln!(
+            code,
+            "    BundledDeclarative {{ file: {:?}, text: include_str!({:?}) }},",
+            file.file_name()
+                .map(|n| n.to_string_lossy().into_owned())
+                .unwrap_or_default(),
+            file.display().to_string()
+        )
+        .map_err(|e| e.to_string())?;
+    }
+    code.push_str("];\n");
     let out = PathBuf::from(env("OUT_DIR")?).join("bundled.rs");
     std::fs::write(&out, code).map_err(|e| format!("cannot write {}: {e}", out.display()))
+}
+
+/// The crate that runs declarative `service.toml` files in the sandbox.
+const INTERPRETER_PACKAGE: &str = "subterminator-interpreter";
+
+/// The bundled declarative services: `services/*.toml`, sorted.
+fn toml_files(dir: &Path) -> Result<Vec<PathBuf>, String> {
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return Ok(Vec::new());
+    };
+    let mut files: Vec<PathBuf> = entries
+        .flatten()
+        .map(|e| e.path())
+        .filter(|p| p.extension().is_some_and(|x| x == "toml"))
+        .collect();
+    files.sort();
+    Ok(files)
 }
 
 fn env(name: &str) -> Result<String, String> {

@@ -99,6 +99,7 @@ impl Agent<'_> {
             tools: self.profile.name().into(),
             max_turns: self.options.max_turns,
             checkpoints: self.options.checkpoints,
+            plugin: self.service.provenance(),
         });
         let mut result = match self.run_loop(&mut state).await {
             Ok(result) => result,

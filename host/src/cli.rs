@@ -4,6 +4,7 @@ pub mod cancel;
 pub mod demo;
 pub mod doctor;
 pub mod login;
+pub mod plugin;
 mod services;
 pub mod session;
 
@@ -61,6 +62,15 @@ pub enum Command {
     Services {
         #[command(subcommand)]
         action: Option<ServicesAction>,
+    },
+
+    /// Write, record, test, install and manage service plugins.
+    #[command(
+        after_help = "Examples:\n  subterminator plugin new acme --declarative\n  subterminator plugin test ./acme\n  subterminator plugin install ./acme/service.toml\n  subterminator plugin list"
+    )]
+    Plugin {
+        #[command(subcommand)]
+        action: plugin::PluginAction,
     },
 }
 
@@ -135,6 +145,7 @@ pub async fn run(cli: Cli) -> Result<u8> {
             );
             Ok(0)
         }
+        Command::Plugin { action } => plugin::run(action, &dirs, json).await,
         Command::Services { action } => {
             let registry = load_registry(&dirs).await?;
             match action {

@@ -32,6 +32,25 @@ pub struct Config {
 
     #[serde(default)]
     pub agent: AgentConfig,
+
+    #[serde(default)]
+    pub plugins: PluginsConfig,
+}
+
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(deny_unknown_fields, rename_all = "kebab-case")]
+pub struct PluginsConfig {
+    /// Where `plugin install <id>` looks ids up: a local index file, or an
+    /// https URL of one. Each entry gives a plugin's id, version, API range,
+    /// URL and SHA-256.
+    ///
+    /// ```toml
+    /// [plugins]
+    /// index = "https://plugins.example.org/index.toml"
+    /// # or
+    /// index = "/home/me/plugins/index.toml"
+    /// ```
+    pub index: Option<String>,
 }
 
 #[derive(Debug, Clone, Default, Deserialize)]

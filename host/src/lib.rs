@@ -10,12 +10,14 @@ pub mod config;
 pub mod demo;
 pub mod error;
 pub mod exit;
+pub mod fixture;
 pub mod llm;
 pub mod page;
 pub mod paths;
 pub mod plugin;
 pub mod record;
 pub mod safety;
+pub mod scaffold;
 pub mod text;
 
 pub use error::{Error, Result};

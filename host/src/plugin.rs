@@ -9,8 +9,11 @@
 //! human", an erroring verify means "not verified".
 
 mod api;
+pub mod bounds;
 mod cache;
 mod engine;
+pub mod index;
+mod installed;
 mod instance;
 pub mod limits;
 mod registry;
@@ -24,8 +27,14 @@ use std::sync::Arc;
 pub use api::ApiVersion;
 pub use cache::{CacheOutcome, ComponentCache};
 pub use engine::PluginEngine;
+pub use installed::{
+    InstalledPlugin, MANIFEST_FILE, Manifest, PluginKind, is_sha256_hex, sha256_hex, write_atomic,
+};
 pub use instance::Plugin;
-pub use registry::{BUNDLED, BundledPlugin, PluginSource, Registry, ServiceEntry};
+pub use registry::{
+    BUNDLED, BUNDLED_DECLARATIVE, BundledDeclarative, BundledPlugin, INTERPRETER, PluginSource,
+    Provenance, Registry, ServiceEntry, load_declarative,
+};
 pub use types::{
     AuthEvent, AuthKind, ElementFacts, HintAction, Metadata, PlanStep, RequestPattern, TargetHint,
     ToolCallView, Verdict, has_irreversible_step,
@@ -115,6 +124,42 @@ pub enum PluginError {
 
     #[error("the plugin worker thread failed: {0}")]
     Worker(String),
+
+    #[error("{path}: {cause}; fix the file, or remove it and reinstall the plugins")]
+    Manifest {
+        path: std::path::PathBuf,
+        cause: String,
+    },
+
+    #[error(
+        "plugin '{id}': the bytes of {path} no longer match its manifest entry (sha256 {found}, installed as {expected}); it was changed after install. Reinstall it with `subterminator plugin install <source> --replace`, or remove it with `subterminator plugin remove {id}`"
+    )]
+    Tampered {
+        id: String,
+        path: std::path::PathBuf,
+        expected: String,
+        found: String,
+    },
+
+    #[error(
+        "{path}: not installed through `subterminator plugin install`, so nothing says where it came from; install it with `subterminator plugin install {path}` or delete it"
+    )]
+    Unlisted { path: std::path::PathBuf },
+
+    #[error("{source_name}: {cause}")]
+    ServiceFile { source_name: String, cause: String },
+
+    #[error(
+        "{what}: sha256 is {found}, but {expected} was expected; the file is not the one you meant to install, so it was not installed"
+    )]
+    HashMismatch {
+        what: String,
+        expected: String,
+        found: String,
+    },
+
+    #[error("{0}")]
+    Install(String),
 }
 
 impl PluginError {
@@ -124,7 +169,13 @@ impl PluginError {
             | PluginError::UnsupportedApi { .. }
             | PluginError::Instantiate { .. }
             | PluginError::BadMetadata { .. }
-            | PluginError::ServiceNotFound { .. } => ErrorClass::Configuration,
+            | PluginError::ServiceNotFound { .. }
+            | PluginError::Manifest { .. }
+            | PluginError::Tampered { .. }
+            | PluginError::Unlisted { .. }
+            | PluginError::ServiceFile { .. }
+            | PluginError::HashMismatch { .. }
+            | PluginError::Install(_) => ErrorClass::Configuration,
             _ => ErrorClass::Failure,
         }
     }

@@ -171,3 +171,28 @@ pub fn alive(pid: u32) -> bool {
         })
         .unwrap_or(false)
 }
+
+/// Installs the component at `wasm` as plugin `id` in the home under `home`,
+/// with a manifest entry as `plugin install` would write, so the binary loads
+/// it (a file the manifest does not list is refused).
+pub fn install_component(home: &Path, id: &str, wasm: &str) -> anyhow::Result<()> {
+    use subterminator::plugin::{InstalledPlugin, Manifest, PluginKind, sha256_hex};
+    let dir = home.join("data/plugins");
+    std::fs::create_dir_all(&dir)?;
+    let bytes = std::fs::read(wasm)?;
+    let file = format!("{id}.wasm");
+    std::fs::write(dir.join(&file), &bytes)?;
+    let mut manifest = Manifest::load(&dir)?;
+    manifest.put(InstalledPlugin {
+        id: id.to_owned(),
+        version: "0.1.0".into(),
+        api_version: "0.1.0".into(),
+        kind: PluginKind::Component,
+        file,
+        sha256: sha256_hex(&bytes),
+        source: wasm.to_owned(),
+        installed_at: "2026-11-23T00:00:00Z".into(),
+    });
+    manifest.save(&dir)?;
+    Ok(())
+}

@@ -9,6 +9,7 @@ mod suite {
     mod cancel_offline;
     mod cli;
     mod compact;
+    mod ecosystem;
     mod guard;
     mod hostile;
     mod llm;

@@ -30,6 +30,8 @@ pub enum Event {
         tools: String,
         max_turns: u32,
         checkpoints: bool,
+        /// Which plugin ran: id, version, API, SHA-256 and where it came from.
+        plugin: crate::plugin::Provenance,
     },
     /// What was sent to the model this turn, in summary.
     ModelRequest {

@@ -25,6 +25,8 @@ pub fn list(registry: &Registry, json: bool) -> Result<u8> {
                     "name": s.metadata.display_name,
                     "version": s.metadata.version,
                     "source": s.source,
+                    "kind": s.kind,
+                    "sha256": s.sha256,
                     "api_version": s.api_version,
                     "safety": safety_mode(s.api_version),
                 })
@@ -41,28 +43,32 @@ pub fn list(registry: &Registry, json: bool) -> Result<u8> {
         );
         return Ok(0);
     }
-    println!(
-        "{:<16} {:<20} {:<10} {:<10} API",
-        "ID", "NAME", "VERSION", "SOURCE"
+    let rows: Vec<[String; 6]> = registry
+        .services()
+        .iter()
+        .map(|s| {
+            let api = if s.api_version == ApiVersion::V0_1_0.as_str() {
+                format!(
+                    "{} (plan-less: the host's floor decides every prompt)",
+                    s.api_version
+                )
+            } else {
+                s.api_version.to_owned()
+            };
+            [
+                s.metadata.id.clone(),
+                s.metadata.display_name.clone(),
+                s.metadata.version.clone(),
+                s.sha256.chars().take(12).collect(),
+                s.source.to_string(),
+                api,
+            ]
+        })
+        .collect();
+    super::plugin::install::print_table(
+        &["ID", "NAME", "VERSION", "SHA256", "SOURCE", "API"],
+        &rows,
     );
-    for s in registry.services() {
-        let api = if s.api_version == ApiVersion::V0_1_0.as_str() {
-            format!(
-                "{} (plan-less: the host's floor decides every prompt)",
-                s.api_version
-            )
-        } else {
-            s.api_version.to_owned()
-        };
-        println!(
-            "{:<16} {:<20} {:<10} {:<10} {}",
-            s.metadata.id,
-            s.metadata.display_name,
-            s.metadata.version,
-            s.source.to_string(),
-            api
-        );
-    }
     for (name, e) in registry.broken() {
         anstream::eprintln!("not loaded: {name}: {e}");
     }
@@ -77,6 +83,8 @@ pub fn show(registry: &Registry, id: &str, json: bool) -> Result<u8> {
             "metadata": m,
             "plan": s.plan,
             "source": s.source,
+            "kind": s.kind,
+            "sha256": s.sha256,
             "api_version": s.api_version,
             "safety": safety_mode(s.api_version),
         });
@@ -85,6 +93,8 @@ pub fn show(registry: &Registry, id: &str, json: bool) -> Result<u8> {
     }
     println!("{} ({}) {}", m.display_name, m.id, m.version);
     println!("  source:          {}", s.source);
+    println!("  kind:            {}", s.kind);
+    println!("  sha256:          {}", s.sha256);
     println!(
         "  plugin API:      {} ({})",
         s.api_version,

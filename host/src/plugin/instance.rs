@@ -1,11 +1,13 @@
 //! One loaded plugin: its compiled component, the metadata and plan it gave
 //! at load, and a live instance that is thrown away after any failed call.
 
+use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use wasmtime::Store;
 
 use super::api::{ApiVersion, Linked, LiveInstance};
+use super::bounds;
 use super::cache::CacheOutcome;
 use super::engine::PluginEngine;
 use super::limits::{
@@ -35,6 +37,8 @@ pub struct Plugin {
     replacements: u32,
     /// `id version`, for log lines; the source name until metadata is known.
     tag: String,
+    /// What each instance reads on stdin: a declarative service's file.
+    input: Option<Arc<[u8]>>,
 }
 
 impl std::fmt::Debug for Plugin {
@@ -56,6 +60,31 @@ impl Plugin {
         source_name: &str,
         wasm: &[u8],
     ) -> Result<Self, PluginError> {
+        Self::load_with_input(engine, source_name, wasm, None)
+    }
+
+    /// A declarative service: the interpreter component that ships with the
+    /// binary, given `service_toml` as data on its stdin. The file is
+    /// evaluated only inside the sandbox.
+    pub fn load_declarative(
+        engine: &PluginEngine,
+        source_name: &str,
+        service_toml: &str,
+    ) -> Result<Self, PluginError> {
+        Self::load_with_input(
+            engine,
+            source_name,
+            super::registry::INTERPRETER,
+            Some(service_toml.as_bytes()),
+        )
+    }
+
+    fn load_with_input(
+        engine: &PluginEngine,
+        source_name: &str,
+        wasm: &[u8],
+        input: Option<&[u8]>,
+    ) -> Result<Self, PluginError> {
         let (component, cache_outcome) = engine.compile(source_name, wasm)?;
         let api = ApiVersion::of(&component, engine, source_name)?;
         let linked =
@@ -74,9 +103,10 @@ impl Plugin {
             cache_outcome,
             replacements: 0,
             tag: source_name.to_owned(),
+            input: input.map(Arc::from),
         };
         let metadata = plugin.call("metadata", |live| live.metadata())?;
-        validate_metadata(&metadata).map_err(|cause| PluginError::BadMetadata {
+        bounds::check_metadata(&metadata).map_err(|cause| PluginError::BadMetadata {
             source_name: source_name.to_owned(),
             cause,
         })?;
@@ -90,6 +120,10 @@ impl Plugin {
                 .clone_from(&plugin.tag);
         }
         plugin.plan = plugin.call("plan", |live| live.plan())?;
+        bounds::check_plan(&plugin.plan).map_err(|cause| PluginError::BadMetadata {
+            source_name: format!("{} ({source_name})", plugin.id()),
+            cause,
+        })?;
         if api != ApiVersion::V0_1_0 && !super::types::has_irreversible_step(&plugin.plan) {
             return Err(PluginError::BadMetadata {
                 source_name: format!("{} ({source_name})", plugin.id()),
@@ -140,18 +174,26 @@ impl Plugin {
         call: &ToolCallView,
         snapshot: &page::Snapshot,
     ) -> Result<Option<String>, PluginError> {
-        self.call("checkpoint", |live| live.checkpoint(call, snapshot))
+        let reason = self.call("checkpoint", |live| live.checkpoint(call, snapshot))?;
+        Ok(reason.map(|r| bounds::clean_said(&r)))
     }
 
     pub fn verify(&mut self, snapshot: &page::Snapshot) -> Result<Verdict, PluginError> {
-        self.call("verify", |live| live.verify(snapshot))
+        Ok(match self.call("verify", |live| live.verify(snapshot))? {
+            Verdict::Failure(reason) => Verdict::Failure(bounds::clean_said(&reason)),
+            verdict => verdict,
+        })
     }
 
     pub fn detect_auth(
         &mut self,
         snapshot: &page::Snapshot,
     ) -> Result<Option<AuthEvent>, PluginError> {
-        self.call("detect-auth", |live| live.detect_auth(snapshot))
+        let event = self.call("detect-auth", |live| live.detect_auth(snapshot))?;
+        Ok(event.map(|e| AuthEvent {
+            message: bounds::clean_said(&e.message),
+            ..e
+        }))
     }
 
     fn display_id(&self) -> String {
@@ -208,7 +250,10 @@ impl Plugin {
     }
 
     fn instantiate(&self) -> Result<Live, PluginError> {
-        let mut store = Store::new(self.engine.engine(), StoreState::new(self.tag().to_owned()));
+        let mut store = Store::new(
+            self.engine.engine(),
+            StoreState::new(self.tag().to_owned(), self.input.as_deref()),
+        );
         store.limiter(StoreState::limiter);
         store.set_epoch_deadline(deadline_ticks());
         let inner = self
@@ -310,39 +355,4 @@ fn forward_output(live: &mut Live, tag: &str) -> Option<String> {
             .to_owned(),
     };
     Some(cut_log_line(&words).into_owned())
-}
-
-fn validate_metadata(m: &Metadata) -> Result<(), String> {
-    let id_ok = !m.id.is_empty()
-        && m.id.len() <= 64
-        && m.id
-            .chars()
-            .all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '-');
-    if !id_ok {
-        return Err(format!(
-            "id {:?} must be 1-64 characters of a-z, 0-9 and '-'",
-            m.id
-        ));
-    }
-    if m.display_name.trim().is_empty() {
-        return Err("display name is empty".into());
-    }
-    let initial = url::Url::parse(&m.initial_url)
-        .map_err(|e| format!("initial URL {:?} is not a URL: {e}", m.initial_url))?;
-    if !matches!(initial.scheme(), "http" | "https") {
-        return Err(format!("initial URL {:?} is not http(s)", m.initial_url));
-    }
-    if m.allowed_origins.is_empty() {
-        return Err("no allowed origins: the agent could visit nothing".into());
-    }
-    for origin in &m.allowed_origins {
-        let parsed =
-            url::Url::parse(origin).map_err(|e| format!("allowed origin {origin:?}: {e}"))?;
-        if !matches!(parsed.scheme(), "http" | "https") || parsed.host_str().is_none() {
-            return Err(format!(
-                "allowed origin {origin:?} is not an http(s) origin"
-            ));
-        }
-    }
-    Ok(())
 }

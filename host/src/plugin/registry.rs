@@ -1,11 +1,15 @@
-//! Which services exist: the first-party plugins embedded in the binary, and
-//! the ones the user installed as `<data>/plugins/*.wasm`. An installed
-//! plugin with a bundled plugin's id takes its place.
+//! Which services exist: the first-party plugins embedded in the binary
+//! (components, and declarative `service.toml` files run by the embedded
+//! interpreter), and the ones the user installed, listed with their SHA-256
+//! in `<data>/plugins/installed.toml`. An installed plugin with a bundled
+//! plugin's id takes its place.
 
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
 
-use super::limits::COMPONENT_SIZE_LIMIT_BYTES;
+use serde::Serialize;
+
+use super::installed::{Manifest, PluginKind, sha256_hex, unlisted_files};
 use super::types::{Metadata, PlanStep};
 use super::{Plugin, PluginEngine, PluginError, SharedPlugin};
 
@@ -16,20 +20,47 @@ pub struct BundledPlugin {
     pub wasm: &'static [u8],
 }
 
+/// A declarative service shipped in this binary (`services/*.toml`).
+#[derive(Debug)]
+pub struct BundledDeclarative {
+    pub file: &'static str,
+    pub text: &'static str,
+}
+
 include!(concat!(env!("OUT_DIR"), "/bundled.rs"));
 
-#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
-#[serde(rename_all = "kebab-case", tag = "kind", content = "path")]
+/// Where a loaded plugin came from.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "kebab-case", tag = "kind")]
 pub enum PluginSource {
+    /// Shipped in this binary.
     Bundled,
-    Installed(PathBuf),
+    /// Installed by `plugin install`: its file, where it came from, and when.
+    Installed {
+        path: PathBuf,
+        from: String,
+        installed_at: String,
+    },
+}
+
+impl PluginSource {
+    /// A plugin added from a file by a caller (tests, `plugin test`), with no
+    /// manifest entry.
+    pub fn file(path: impl Into<PathBuf>) -> Self {
+        let path = path.into();
+        PluginSource::Installed {
+            from: path.display().to_string(),
+            path,
+            installed_at: String::new(),
+        }
+    }
 }
 
 impl std::fmt::Display for PluginSource {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match self {
             PluginSource::Bundled => f.write_str("bundled"),
-            PluginSource::Installed(_) => f.write_str("installed"),
+            PluginSource::Installed { from, .. } => write!(f, "installed from {from}"),
         }
     }
 }
@@ -39,8 +70,35 @@ pub struct ServiceEntry {
     pub metadata: Metadata,
     pub plan: Vec<PlanStep>,
     pub source: PluginSource,
+    pub kind: PluginKind,
+    /// SHA-256 of the component or service file, lower-case hex.
+    pub sha256: String,
     pub api_version: &'static str,
     pub plugin: SharedPlugin,
+}
+
+/// Which plugin ran, for run records: enough to find the exact bytes again.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Provenance {
+    pub id: String,
+    pub version: String,
+    pub api_version: String,
+    pub kind: PluginKind,
+    pub sha256: String,
+    pub source: PluginSource,
+}
+
+impl ServiceEntry {
+    pub fn provenance(&self) -> Provenance {
+        Provenance {
+            id: self.metadata.id.clone(),
+            version: self.metadata.version.clone(),
+            api_version: self.api_version.to_owned(),
+            kind: self.kind,
+            sha256: self.sha256.clone(),
+            source: self.source.clone(),
+        }
+    }
 }
 
 #[derive(Debug, Default)]
@@ -50,27 +108,68 @@ pub struct Registry {
 }
 
 impl Registry {
-    /// Loads every bundled plugin and every `.wasm` in `installed_dir`. A
-    /// plugin that fails to load is kept aside with its error; the others
-    /// still serve.
+    /// Loads every bundled plugin and every plugin the manifest in
+    /// `installed_dir` lists. A plugin that fails to load (bad bytes, bytes
+    /// that changed since install, a file nobody installed) is kept aside
+    /// with its error; the others still serve.
     pub fn load(engine: &PluginEngine, installed_dir: Option<&Path>) -> Self {
         let mut registry = Self::default();
         for bundled in BUNDLED {
             registry.add(engine, bundled.package, bundled.wasm, PluginSource::Bundled);
         }
+        for bundled in BUNDLED_DECLARATIVE {
+            registry.add_declarative(engine, bundled.file, bundled.text, PluginSource::Bundled);
+        }
         if let Some(dir) = installed_dir {
-            for path in wasm_files(dir) {
-                let name = path.display().to_string();
-                match read_component(&path) {
-                    Ok(wasm) => registry.add(engine, &name, &wasm, PluginSource::Installed(path)),
-                    Err(e) => registry.broken.push((name, e)),
-                }
-            }
+            registry.load_installed(engine, dir);
         }
         registry
             .entries
             .sort_by(|a, b| a.metadata.id.cmp(&b.metadata.id));
         registry
+    }
+
+    fn load_installed(&mut self, engine: &PluginEngine, dir: &Path) {
+        let manifest = match Manifest::load(dir) {
+            Ok(manifest) => manifest,
+            Err(e) => {
+                self.broken.push((dir.display().to_string(), e));
+                return;
+            }
+        };
+        for entry in &manifest.plugins {
+            let name = entry.file.clone();
+            let bytes = match entry.read_verified(dir) {
+                Ok(bytes) => bytes,
+                Err(e) => {
+                    tracing::warn!("{e}");
+                    self.broken.push((name, e));
+                    continue;
+                }
+            };
+            let source = PluginSource::Installed {
+                path: dir.join(&entry.file),
+                from: entry.source.clone(),
+                installed_at: entry.installed_at.clone(),
+            };
+            match entry.kind {
+                PluginKind::Component => self.add(engine, &name, &bytes, source),
+                PluginKind::Declarative => match String::from_utf8(bytes) {
+                    Ok(text) => self.add_declarative(engine, &name, &text, source),
+                    Err(_) => self.broken.push((
+                        name.clone(),
+                        PluginError::ServiceFile {
+                            source_name: name,
+                            cause: "not UTF-8 text".into(),
+                        },
+                    )),
+                },
+            }
+        }
+        for path in unlisted_files(dir, &manifest) {
+            self.broken
+                .push((path.display().to_string(), PluginError::Unlisted { path }));
+        }
     }
 
     /// Adds one component; a later plugin with an existing id replaces it.
@@ -81,12 +180,46 @@ impl Registry {
         wasm: &[u8],
         source: PluginSource,
     ) {
-        match Plugin::load(engine, source_name, wasm) {
+        let loaded = Plugin::load(engine, source_name, wasm);
+        let sha256 = sha256_hex(wasm);
+        self.insert(source_name, loaded, source, PluginKind::Component, sha256);
+    }
+
+    /// Adds one declarative service; a later plugin with an existing id
+    /// replaces it.
+    pub fn add_declarative(
+        &mut self,
+        engine: &PluginEngine,
+        source_name: &str,
+        text: &str,
+        source: PluginSource,
+    ) {
+        let loaded = load_declarative(engine, source_name, text);
+        self.insert(
+            source_name,
+            loaded,
+            source,
+            PluginKind::Declarative,
+            sha256_hex(text.as_bytes()),
+        );
+    }
+
+    fn insert(
+        &mut self,
+        source_name: &str,
+        loaded: Result<Plugin, PluginError>,
+        source: PluginSource,
+        kind: PluginKind,
+        sha256: String,
+    ) {
+        match loaded {
             Ok(plugin) => {
                 let entry = ServiceEntry {
                     metadata: plugin.metadata().clone(),
                     plan: plugin.plan().to_vec(),
                     source,
+                    kind,
+                    sha256,
                     api_version: plugin.api_version(),
                     plugin: Arc::new(Mutex::new(plugin)),
                 };
@@ -138,34 +271,16 @@ impl Registry {
     }
 }
 
-fn wasm_files(dir: &Path) -> Vec<PathBuf> {
-    let Ok(entries) = std::fs::read_dir(dir) else {
-        return Vec::new();
-    };
-    let mut files: Vec<PathBuf> = entries
-        .flatten()
-        .map(|e| e.path())
-        .filter(|p| p.extension().is_some_and(|x| x == "wasm"))
-        .collect();
-    files.sort();
-    files
-}
-
-fn read_component(path: &Path) -> Result<Vec<u8>, PluginError> {
-    let io = |source| PluginError::Io {
-        context: "cannot read the plugin",
-        path: path.to_path_buf(),
-        source,
-    };
-    let size = std::fs::metadata(path).map_err(io)?.len();
-    if size > COMPONENT_SIZE_LIMIT_BYTES {
-        return Err(PluginError::Invalid {
-            source_name: path.display().to_string(),
-            cause: format!(
-                "{size} bytes is over the {} MiB limit",
-                COMPONENT_SIZE_LIMIT_BYTES / (1024 * 1024)
-            ),
-        });
-    }
-    std::fs::read(path).map_err(io)
+/// Checks a declarative service file where the host can name the line and
+/// key of a mistake, then runs it in the sandbox through the interpreter.
+pub fn load_declarative(
+    engine: &PluginEngine,
+    source_name: &str,
+    text: &str,
+) -> Result<Plugin, PluginError> {
+    subterminator_declarative::parse(text).map_err(|e| PluginError::ServiceFile {
+        source_name: source_name.to_owned(),
+        cause: e.to_string(),
+    })?;
+    Plugin::load_declarative(engine, source_name, text)
 }

@@ -1,11 +1,12 @@
 //! What one plugin's store holds: a bare WASI context, the memory limiter
 //! and the guest's bounded output. The WASI context has no preopened
-//! directories, no environment or arguments, no network; stdin is empty and
+//! directories, no environment or arguments, no network; stdin is empty (or,
+//! for the interpreter, the service file it runs) and
 //! stdout/stderr go into a bounded in-memory pipe.
 
 use wasmtime::ResourceLimiter;
 use wasmtime::component::ResourceTable;
-use wasmtime_wasi::p2::pipe::MemoryOutputPipe;
+use wasmtime_wasi::p2::pipe::{MemoryInputPipe, MemoryOutputPipe};
 use wasmtime_wasi::{WasiCtx, WasiCtxView, WasiView};
 
 use super::limits::{MEMORY_LIMIT_BYTES, OUTPUT_LIMIT_BYTES, TABLE_LIMIT_ELEMENTS};
@@ -21,9 +22,16 @@ pub struct StoreState {
 }
 
 impl StoreState {
-    pub(super) fn new(tag: String) -> Self {
+    /// `input` becomes the guest's stdin: the one way data other than the
+    /// calls' arguments reaches a plugin (the interpreter reads its
+    /// `service.toml` there).
+    pub(super) fn new(tag: String, input: Option<&[u8]>) -> Self {
         let output = MemoryOutputPipe::new(OUTPUT_LIMIT_BYTES);
-        let wasi = WasiCtx::builder()
+        let mut builder = WasiCtx::builder();
+        if let Some(input) = input {
+            builder.stdin(MemoryInputPipe::new(input.to_vec()));
+        }
+        let wasi = builder
             .stdout(output.clone())
             .stderr(output.clone())
             .allow_tcp(false)

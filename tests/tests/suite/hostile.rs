@@ -33,11 +33,10 @@ const PROFILES: &[&str] = &["full", "compact"];
 const MAX_TURNS: &str = "14";
 
 fn install_meta_only(home: &Path) {
-    let dir = home.join("data/plugins");
-    std::fs::create_dir_all(&dir).unwrap();
-    std::fs::copy(
+    e2e::install_component(
+        home,
+        "meta-only-v0-1",
         env!("SUBTERMINATOR_META_ONLY_V0_1_WASM"),
-        dir.join("meta-only-v0-1.wasm"),
     )
     .unwrap();
 }
@@ -211,11 +210,10 @@ async fn a_metadata_only_plugin_at_api_0_2_is_refused_and_nothing_is_requested()
     let site = Site::serve(&site_dir("hostile")).await.unwrap();
     let model = ModelServer::scripted(vec![]).await.unwrap();
     let home = tempfile::tempdir().unwrap();
-    let dir = home.path().join("data/plugins");
-    std::fs::create_dir_all(&dir).unwrap();
-    std::fs::copy(
+    e2e::install_component(
+        home.path(),
+        "meta-only-v0-2",
         env!("SUBTERMINATOR_META_ONLY_V0_2_WASM"),
-        dir.join("meta-only-v0-2.wasm"),
     )
     .unwrap();
     let start = site.url("/post-form/index.html");

@@ -84,26 +84,30 @@ fn the_cache_key_is_private() {
 
 #[test]
 fn installed_plugins_load_beside_the_bundled_ones() {
-    let dir = tempfile::tempdir().unwrap();
-    std::fs::copy(
+    let home = tempfile::tempdir().unwrap();
+    subterminator_tests::e2e::install_component(
+        home.path(),
+        "abuse",
         env!("SUBTERMINATOR_ABUSE_WASM"),
-        dir.path().join("abuse.wasm"),
     )
     .unwrap();
-    std::fs::write(dir.path().join("broken.wasm"), b"nope").unwrap();
-    std::fs::write(dir.path().join("notes.txt"), b"ignored").unwrap();
-    let registry = Registry::load(&PluginEngine::new().unwrap(), Some(dir.path()));
+    let dir = home.path().join("data/plugins");
+    std::fs::write(dir.join("broken.wasm"), b"nope").unwrap();
+    std::fs::write(dir.join("notes.txt"), b"ignored").unwrap();
+    let registry = Registry::load(&PluginEngine::new().unwrap(), Some(&dir));
     assert_eq!(registry.ids(), vec!["abuse", "netflix", "practice"]);
     assert!(matches!(
         registry.get("abuse").unwrap().source,
-        PluginSource::Installed(_)
+        PluginSource::Installed { .. }
     ));
     assert_eq!(
         registry.get("NETFLIX").unwrap().source,
         PluginSource::Bundled
     );
+    // A file dropped in by hand is refused: nothing says where it came from.
     assert_eq!(registry.broken().len(), 1);
-    assert!(registry.broken()[0].1.to_string().contains("broken.wasm"));
+    let why = registry.broken()[0].1.to_string();
+    assert!(why.contains("broken.wasm") && why.contains("not installed through"), "{why}");
     let err = registry.get("hulu").unwrap_err().to_string();
     assert_eq!(
         err,

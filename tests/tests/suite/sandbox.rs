@@ -186,13 +186,13 @@ fn the_host_keeps_serving_other_plugins() {
         &engine,
         "abuse.wasm",
         &wasm,
-        PluginSource::Installed(ABUSE_WASM.into()),
+        PluginSource::file(ABUSE_WASM),
     );
     registry.add(
         &engine,
         "garbage.wasm",
         b"garbage",
-        PluginSource::Installed("garbage.wasm".into()),
+        PluginSource::file("garbage.wasm"),
     );
     assert_eq!(registry.broken().len(), 1);
     let abuse = registry.get("abuse").unwrap().plugin.clone();

@@ -1,0 +1,423 @@
+//! `plugin record`: opens a browser on a service's page and saves each page
+//! the person reaches as a test fixture (`fixtures/NN-<slug>.yaml` and
+//! `.toml`, see [`crate::scaffold::recording`]). With `--walk` a scripted
+//! walker takes the person's place, so that tests and CI can record too.
+
+use std::io::IsTerminal;
+use std::path::{Path, PathBuf};
+use std::time::{Duration, Instant};
+
+use clap::Args;
+
+use crate::approval::Console;
+use crate::browser::{Browser, BrowserOptions, UserData, tools};
+use crate::cli::session;
+use crate::config::Config;
+use crate::error::{Error, Result};
+use crate::page::Snapshot;
+use crate::paths::Dirs;
+use crate::scaffold::recording::{self, Changes, PageKey, Saved};
+use crate::scaffold::walk::{self, Action, Step};
+use crate::scaffold::{self, mask};
+use crate::text::{ELLIPSIS, sanitize, truncate};
+
+/// How often the page is read while a person walks the flow: quick enough
+/// to catch a page shown for a second, slow enough to leave the browser be.
+pub const POLL_INTERVAL: Duration = Duration::from_millis(500);
+
+/// After a scripted step, how often the page is read until it holds still.
+pub const SETTLE_POLL_INTERVAL: Duration = Duration::from_millis(250);
+
+/// Longest wait for a page to hold still after a scripted step; one that
+/// never does (a clock in the tree) is saved as it is then.
+pub const SETTLE_TIMEOUT: Duration = Duration::from_secs(10);
+
+/// Longest title shown in the summary table, in characters.
+const TITLE_SHOWN_MAX_CHARS: usize = 40;
+
+const WALK_HELP: &str = "\
+Walk the flow from a TOML file instead of by hand (for tests and CI; works \
+without a display or a terminal). Each step acts on the first element of the \
+latest page with exactly that role and a name containing `name` (ignoring \
+case); the page is saved after each step once it holds still, and recording \
+stops after the last one. A missing element ends the walk with an error that \
+lists what the page had. Unknown keys are refused.
+
+  [[step]]
+  click = { role = \"button\", name = \"Cancel subscription\" }
+  [[step]]
+  select = { role = \"combobox\", name = \"Reason\", value = \"Other\" }
+  [[step]]
+  fill = { role = \"textbox\", name = \"Email\", value = \"a@example.com\" }";
+
+#[derive(Debug, Args)]
+#[command(after_help = "Examples:\n  \
+        subterminator plugin record acme-tv --start-url https://www.acme.tv/account\n  \
+        subterminator plugin record acme-tv --start-url https://www.acme.tv/account --out .\n  \
+        subterminator plugin record acme-tv --start-url http://127.0.0.1:8000/ --headless --walk walk.toml")]
+pub struct RecordArgs {
+    /// The plugin's id; the default folder is ./<id>.
+    pub id: String,
+
+    /// The page the flow starts on (http or https).
+    #[arg(long, value_name = "URL")]
+    pub start_url: String,
+
+    /// The plugin's folder; pages are saved in its fixtures/. Default: ./<id>.
+    #[arg(long, value_name = "DIR")]
+    pub out: Option<PathBuf>,
+
+    /// Run the browser without a window (only with --walk: nobody could use it).
+    #[arg(long)]
+    pub headless: bool,
+
+    /// Walk the flow from a TOML file instead of by hand.
+    #[arg(long, value_name = "FILE", hide_short_help = true, long_help = WALK_HELP)]
+    pub walk: Option<PathBuf>,
+}
+
+/// Why recording ended.
+#[derive(Debug, Clone, PartialEq, Eq)]
+enum Stop {
+    Enter,
+    Interrupted,
+    /// The browser stopped answering: its window was closed (or it died).
+    Closed(String),
+    Walked,
+}
+
+impl Stop {
+    fn code(&self) -> &'static str {
+        match self {
+            Stop::Enter => "enter",
+            Stop::Interrupted => "interrupted",
+            Stop::Closed(_) => "browser-closed",
+            Stop::Walked => "walk-done",
+        }
+    }
+}
+
+pub async fn run(args: RecordArgs, dirs: &Dirs, json: bool) -> Result<u8> {
+    scaffold::check_id(&args.id)?;
+    let start_url = check_start_url(&args.start_url)?;
+    let steps = args.walk.as_deref().map(walk::load).transpose()?;
+    let display = session::has_display();
+    if steps.is_none() && !display {
+        return Err(Error::Configuration(
+            "`plugin record` opens a browser window for you to walk the flow in, and there is no \
+             display here. Run it on a desktop, or script the walk with --walk FILE \
+             (see `subterminator plugin record --help`)."
+                .into(),
+        ));
+    }
+    if steps.is_none() && args.headless {
+        return Err(Error::Configuration(
+            "--headless hides the browser, so nobody could walk the flow in it. Drop --headless, \
+             or script the walk with --walk FILE."
+                .into(),
+        ));
+    }
+    let out = args.out.clone().unwrap_or_else(|| PathBuf::from(&args.id));
+    let fixtures = out.join("fixtures");
+    std::fs::create_dir_all(&fixtures)
+        .map_err(|e| Error::io("cannot create the fixtures folder", &fixtures, e))?;
+    let first_number = recording::next_number(file_names(&fixtures)?);
+
+    let config = Config::load(&dirs.config_file())?;
+    // The server's scratch files (its snapshots) go to a folder of their own
+    // that disappears with the recording.
+    let scratch = tempfile::tempdir()
+        .map_err(|e| Error::io("cannot create a temporary folder", std::env::temp_dir(), e))?;
+    let mut options = BrowserOptions::new(UserData::Isolated, scratch.path().join("browser"));
+    options.headless = args.headless || !display;
+    options.executable_path = config.browser.executable.clone();
+    options.command = config.browser.command.clone();
+
+    let terminal = std::io::stdin().is_terminal();
+    if !json {
+        let how = match (&steps, terminal) {
+            (Some(steps), _) => format!("Walking {} steps from the walk file", steps.len()),
+            (None, true) => "Walk the flow in the browser window. Press Enter here, press Ctrl+C \
+                             or close the window when you are done"
+                .to_owned(),
+            (None, false) => {
+                "Walk the flow in the browser window. Press Ctrl+C or close the window when you \
+                 are done"
+                    .to_owned()
+            }
+        };
+        anstream::println!("Recording {} into {}. {how}.", args.id, fixtures.display());
+    }
+    // One watcher from the start on: a Ctrl+C while the browser starts, or
+    // between two polls, must not be lost.
+    let interrupted = session::interrupted();
+    tokio::pin!(interrupted);
+    let browser = tokio::select! {
+        browser = Browser::start(options) => browser?,
+        () = &mut interrupted => return Err(Error::Interrupted),
+    };
+    let mut recorder = Recorder {
+        browser: &browser,
+        dir: fixtures.clone(),
+        next: first_number,
+        changes: Changes::default(),
+        secrets: Vec::new(),
+        saved: Vec::new(),
+        json,
+    };
+    let outcome = tokio::select! {
+        outcome = recorder.record(&start_url, steps.as_deref(), terminal) => outcome,
+        () = &mut interrupted => Ok(Stop::Interrupted),
+    };
+    let saved = std::mem::take(&mut recorder.saved);
+    if let Err(e) = browser.shutdown().await {
+        tracing::warn!("browser shutdown: {e}");
+    }
+    drop(scratch);
+    report(&args.id, &out, &saved, outcome.as_ref().ok(), json);
+    outcome.map(|_| 0)
+}
+
+/// The start URL, refused unless it is http(s).
+fn check_start_url(url: &str) -> Result<String> {
+    let parsed = url::Url::parse(url).map_err(|e| {
+        Error::Configuration(format!(
+            "--start-url {url:?} is not a URL ({e}); give a whole one, e.g. https://www.example.com/account"
+        ))
+    })?;
+    if !matches!(parsed.scheme(), "http" | "https") {
+        return Err(Error::Configuration(format!(
+            "--start-url {url:?} must be an http or https URL, e.g. https://www.example.com/account"
+        )));
+    }
+    Ok(parsed.to_string())
+}
+
+/// The names of the files in `dir`, to number new pages after them.
+fn file_names(dir: &Path) -> Result<Vec<String>> {
+    let entries =
+        std::fs::read_dir(dir).map_err(|e| Error::io("cannot list the fixtures folder", dir, e))?;
+    Ok(entries
+        .filter_map(|e| e.ok()?.file_name().into_string().ok())
+        .collect())
+}
+
+struct Recorder<'a> {
+    browser: &'a Browser,
+    dir: PathBuf,
+    next: u32,
+    changes: Changes,
+    /// Every value seen in a password input so far, masked in every page
+    /// saved after it.
+    secrets: Vec<String>,
+    saved: Vec<Saved>,
+    json: bool,
+}
+
+impl Recorder<'_> {
+    async fn record(
+        &mut self,
+        start_url: &str,
+        steps: Option<&[Step]>,
+        terminal: bool,
+    ) -> Result<Stop> {
+        self.browser.navigate(start_url).await?;
+        let page = self.settle().await?;
+        self.keep_settled(&page).await?;
+        match steps {
+            Some(steps) => self.walk(steps, page).await,
+            None => {
+                let console = terminal.then(Console::stdin);
+                self.by_hand(console).await
+            }
+        }
+    }
+
+    /// Polls the page a person is using until they say they are done.
+    async fn by_hand(&mut self, mut console: Option<Console>) -> Result<Stop> {
+        loop {
+            let enter = async {
+                match console.as_mut() {
+                    Some(console) => console.read_line().await,
+                    None => std::future::pending().await,
+                }
+            };
+            tokio::select! {
+                _ = enter => return Ok(Stop::Enter),
+                () = tokio::time::sleep(POLL_INTERVAL) => {}
+            }
+            // Closing the window ends the browser, so the next read fails:
+            // that is one of the ways to say "done".
+            let page = match self.browser.snapshot().await {
+                Ok(page) => page,
+                Err(e) => return Ok(Stop::Closed(e.to_string())),
+            };
+            if recording::is_page(&page) && self.changes.poll(PageKey::of(&page)) {
+                self.save(&page).await?;
+            }
+        }
+    }
+
+    /// Takes each step on the latest page, saving each new page after it.
+    async fn walk(&mut self, steps: &[Step], mut page: Snapshot) -> Result<Stop> {
+        for (index, step) in steps.iter().enumerate() {
+            let Some(reference) = step.find(&page).and_then(|e| e.reference.clone()) else {
+                return Err(Error::Configuration(step.missing(index, &page)));
+            };
+            let acted = match &step.action {
+                Action::Click => self.browser.click(&reference).await,
+                Action::Select(value) => {
+                    self.browser
+                        .select_option(&reference, &[value.as_str()])
+                        .await
+                }
+                Action::Fill(value) => self.browser.type_text(&reference, value, false).await,
+            };
+            if matches!(step.action, Action::Fill(_)) {
+                // Typing rarely changes the page enough to save it; the
+                // next page may still show what was typed.
+                self.remember_secrets().await;
+            }
+            if let Err(e) = acted {
+                return Err(Error::Configuration(format!(
+                    "walk step {} ({}) failed: {e}. Check that the step can be done by hand on {}.",
+                    index + 1,
+                    step.describe(),
+                    page.url
+                )));
+            }
+            page = self.settle().await?;
+            self.keep_settled(&page).await?;
+        }
+        Ok(Stop::Walked)
+    }
+
+    /// The page once two reads in a row show the same page (or when
+    /// [`SETTLE_TIMEOUT`] has passed).
+    async fn settle(&self) -> Result<Snapshot> {
+        let deadline = Instant::now() + SETTLE_TIMEOUT;
+        let mut last = self.browser.snapshot().await?;
+        loop {
+            tokio::time::sleep(SETTLE_POLL_INTERVAL).await;
+            let now = self.browser.snapshot().await?;
+            if PageKey::of(&now) == PageKey::of(&last) || Instant::now() >= deadline {
+                return Ok(now);
+            }
+            last = now;
+        }
+    }
+
+    async fn keep_settled(&mut self, page: &Snapshot) -> Result<()> {
+        if recording::is_page(page) && self.changes.settled(PageKey::of(page)) {
+            self.save(page).await?;
+        }
+        Ok(())
+    }
+
+    async fn save(&mut self, page: &Snapshot) -> Result<()> {
+        self.remember_secrets().await;
+        let saved = recording::save(&self.dir, self.next, page, &self.secrets)?;
+        self.next += 1;
+        if !self.json {
+            anstream::println!(
+                "  saved {}  {}",
+                saved.stem,
+                sanitize(&truncate(&saved.url, 100, ELLIPSIS))
+            );
+        }
+        self.saved.push(saved);
+        Ok(())
+    }
+
+    /// Adds what the page's password inputs hold to the secrets. A page
+    /// that cannot be read this way still has its named password fields
+    /// masked.
+    async fn remember_secrets(&mut self) {
+        for value in self.password_values().await {
+            if !self.secrets.contains(&value) {
+                self.secrets.push(value);
+            }
+        }
+    }
+
+    async fn password_values(&self) -> Vec<String> {
+        let called = self
+            .browser
+            .call(
+                tools::EVALUATE,
+                serde_json::json!({ "function": mask::PASSWORD_VALUES_JS }),
+            )
+            .await;
+        match called {
+            Ok(output) => mask::parse_secrets(output.result.as_deref()).unwrap_or_else(|| {
+                tracing::warn!("the password fields' values could not be read");
+                Vec::new()
+            }),
+            Err(e) => {
+                tracing::warn!("the password fields' values could not be read: {e}");
+                Vec::new()
+            }
+        }
+    }
+}
+
+/// The table of saved pages (or one JSON object), and what to do next.
+fn report(id: &str, out: &Path, saved: &[Saved], stop: Option<&Stop>, json: bool) {
+    if json {
+        let value = serde_json::json!({
+            "id": id,
+            "out": out,
+            "fixtures": saved.iter().map(|s| serde_json::json!({
+                "yaml": format!("fixtures/{}.yaml", s.stem),
+                "toml": format!("fixtures/{}.toml", s.stem),
+                "url": s.url,
+                "title": s.title,
+            })).collect::<Vec<_>>(),
+            "stopped": stop.map(Stop::code),
+        });
+        anstream::println!("{value}");
+        return;
+    }
+    if let Some(Stop::Closed(detail)) = stop {
+        tracing::debug!("recording ended: {detail}");
+        anstream::println!("\nThe browser was closed.");
+    }
+    if saved.is_empty() {
+        anstream::println!(
+            "\nNo page was saved. Run it again and wait a second on each page you want kept."
+        );
+        return;
+    }
+    let rows: Vec<[String; 3]> = saved
+        .iter()
+        .map(|s| {
+            [
+                format!("fixtures/{}.toml", s.stem),
+                sanitize(&truncate(&s.title, TITLE_SHOWN_MAX_CHARS, ELLIPSIS)),
+                sanitize(&s.url),
+            ]
+        })
+        .collect();
+    let width = |i: usize| {
+        rows.iter()
+            .map(|r| r[i].chars().count())
+            .chain([["FIXTURE", "TITLE"][i].len()])
+            .max()
+            .unwrap_or(0)
+    };
+    let (file_width, title_width) = (width(0), width(1));
+    anstream::println!(
+        "\nSaved {} page{} in {}:",
+        saved.len(),
+        if saved.len() == 1 { "" } else { "s" },
+        out.display()
+    );
+    anstream::println!("  {:file_width$}  {:title_width$}  URL", "FIXTURE", "TITLE");
+    for [file, title, url] in &rows {
+        anstream::println!("  {file:file_width$}  {title:title_width$}  {url}");
+    }
+    anstream::println!(
+        "\nNext: fill in the [expect] section of each .toml, then run `subterminator plugin test {}`.",
+        out.display()
+    );
+}
