@@ -310,6 +310,23 @@ mod tests {
     }
 
     #[test]
+    fn secrets_anywhere_table() {
+        let secrets = ["hunter2-x".to_owned(), "ab".to_owned(), String::new()];
+        let cases = [
+            (
+                "https://x.com/c?pw=hunter2-x&a=b",
+                "https://x.com/c?pw=(masked)&a=b",
+            ),
+            ("hunter2-x hunter2-x", "(masked) (masked)"),
+            ("a tab: ab", "a tab: ab"),
+            ("nothing here", "nothing here"),
+        ];
+        for (text, want) in cases {
+            assert_eq!(anywhere(text, &secrets), want, "{text}");
+        }
+    }
+
+    #[test]
     fn secrets_read_from_the_page_table() {
         let cases = [
             (

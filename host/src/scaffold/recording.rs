@@ -368,4 +368,24 @@ mod tests {
         // The same number again would overwrite: refused.
         assert!(save(dir.path(), 3, &snapshot, &[]).is_err());
     }
+
+    /// The escape test for the expectation file: a password typed on an
+    /// earlier page and carried into this page's URL or title stays out.
+    #[test]
+    fn a_secret_in_the_url_or_title_is_masked() {
+        let dir = tempfile::tempdir().unwrap();
+        let snapshot = page(
+            "https://bob:pw@x.com/confirm?pw=hunter2-x",
+            "Welcome hunter2-x",
+            "- heading \"Hi\" [ref=e1]",
+        );
+        let saved = save(dir.path(), 1, &snapshot, &["hunter2-x".to_owned()]).unwrap();
+        assert_eq!(saved.url, "https://masked@x.com/confirm?pw=(masked)");
+        assert_eq!(saved.title, "Welcome (masked)");
+        for entry in std::fs::read_dir(dir.path()).unwrap() {
+            let text = std::fs::read_to_string(entry.unwrap().path()).unwrap();
+            assert!(!text.contains("hunter2"), "{text}");
+            assert!(!text.contains("bob:pw"), "{text}");
+        }
+    }
 }

@@ -57,10 +57,7 @@ fn example_canceller(request: &RecordedRequest) -> Reply {
     }
     for name in ["Finish cancellation", "Cancel subscription"] {
         if let Some(target) = find_ref(&page, "button", name) {
-            return Reply::tool(
-                "browser_click",
-                json!({"element": name, "target": target}),
-            );
+            return Reply::tool("browser_click", json!({"element": name, "target": target}));
         }
     }
     Reply::text("I do not know what to do on this page.")
@@ -183,7 +180,11 @@ async fn from_new_to_cancel(declarative: bool) {
         .unwrap_or_else(|| panic!("acme listed: {text}"));
     assert_eq!(
         acme["kind"],
-        if declarative { "declarative" } else { "component" }
+        if declarative {
+            "declarative"
+        } else {
+            "component"
+        }
     );
     assert_eq!(acme["sha256"].as_str().unwrap().len(), 64);
     assert_eq!(acme["source"]["kind"], "installed");
@@ -237,7 +238,10 @@ async fn from_new_to_cancel(declarative: bool) {
         serde_json::from_str(transcript.lines().next().unwrap()).unwrap();
     assert_eq!(started["type"], "run_started", "{started}");
     assert_eq!(started["plugin"]["sha256"], acme["sha256"], "{started}");
-    assert_eq!(started["plugin"]["source"]["kind"], "installed", "{started}");
+    assert_eq!(
+        started["plugin"]["source"]["kind"], "installed",
+        "{started}"
+    );
 }
 
 #[tokio::test(flavor = "multi_thread")]
@@ -291,7 +295,10 @@ async fn tampered_bytes_are_refused_at_load() {
 
     let (code, text) = run(home.path(), &["services"]).await;
     assert_eq!(code, 0, "{text}");
-    assert!(text.contains("no longer match its manifest entry"), "{text}");
+    assert!(
+        text.contains("no longer match its manifest entry"),
+        "{text}"
+    );
     assert!(!text.lines().any(|l| l.starts_with("acme ")), "{text}");
     let (code, text) = run(
         home.path(),
@@ -355,17 +362,17 @@ async fn installs_that_must_refuse() {
             vec!["future", "--yes"],
             "runs on plugin API",
         ),
-        ("a URL without --sha256", vec![&url, "--yes"], "needs --sha256"),
+        (
+            "a URL without --sha256",
+            vec![&url, "--yes"],
+            "needs --sha256",
+        ),
         (
             "a bundled plugin's id",
             vec![practice.to_str().unwrap(), "--yes"],
             "is the id of a bundled plugin; pass --replace",
         ),
-        (
-            "no yes and no terminal",
-            vec![&service_arg],
-            "pass --yes",
-        ),
+        ("no yes and no terminal", vec![&service_arg], "pass --yes"),
     ];
     for (name, args, want) in &cases {
         let mut full = vec!["plugin", "install"];
@@ -387,7 +394,15 @@ async fn installs_that_must_refuse() {
     assert!(text.contains("index "), "{text}");
     let (code, text) = run(
         home.path(),
-        &["plugin", "install", &url, "--sha256", &good_sha, "--replace", "--yes"],
+        &[
+            "plugin",
+            "install",
+            &url,
+            "--sha256",
+            &good_sha,
+            "--replace",
+            "--yes",
+        ],
     )
     .await;
     assert_eq!(code, 0, "{text}");
@@ -410,10 +425,7 @@ async fn a_malformed_service_file_names_the_line_and_the_key() {
     let line = text[..at].lines().count() + 1;
     let broken = format!("{}colour = \"red\"\n{}", &text[..at], &text[at..]);
     std::fs::write(&service, broken).unwrap();
-    for command in [
-        vec!["plugin", "test"],
-        vec!["plugin", "install"],
-    ] {
+    for command in [vec!["plugin", "test"], vec!["plugin", "install"]] {
         let mut args = command.clone();
         let path = service.display().to_string();
         args.push(&path);

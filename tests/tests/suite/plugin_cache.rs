@@ -107,7 +107,10 @@ fn installed_plugins_load_beside_the_bundled_ones() {
     // A file dropped in by hand is refused: nothing says where it came from.
     assert_eq!(registry.broken().len(), 1);
     let why = registry.broken()[0].1.to_string();
-    assert!(why.contains("broken.wasm") && why.contains("not installed through"), "{why}");
+    assert!(
+        why.contains("broken.wasm") && why.contains("not installed through"),
+        "{why}"
+    );
     let err = registry.get("hulu").unwrap_err().to_string();
     assert_eq!(
         err,
@@ -156,4 +159,37 @@ fn an_api_0_1_plugin_still_loads_under_the_floor() {
     let plugin = Plugin::load(&PluginEngine::new().unwrap(), "meta.wasm", &wasm).unwrap();
     assert_eq!(plugin.api_version(), "0.1.0");
     assert!(plugin.plan().iter().all(|s| !s.irreversible));
+}
+
+#[test]
+fn a_declarative_service_loads_as_any_plugin_and_runs_in_the_sandbox() {
+    let text = std::fs::read_to_string(
+        std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("../declarative/examples/netflix.toml"),
+    )
+    .unwrap();
+    let engine = PluginEngine::new().unwrap();
+    let mut registry = Registry::load(&engine, None);
+    registry.add_declarative(&engine, "netflix.toml", &text, PluginSource::Bundled);
+    assert!(registry.broken().is_empty(), "{:?}", registry.broken());
+    let entry = registry.get("netflix-declarative").unwrap();
+    assert_eq!(entry.kind, subterminator::plugin::PluginKind::Declarative);
+    assert_eq!(
+        entry.sha256,
+        subterminator::plugin::sha256_hex(text.as_bytes())
+    );
+    assert_eq!(entry.api_version, "0.2.0");
+    assert!(entry.plan.iter().any(|s| s.irreversible));
+
+    // A file the host's parser refuses never reaches the sandbox, and says
+    // where it is wrong.
+    registry.add_declarative(
+        &engine,
+        "broken.toml",
+        &text.replacen("[service]", "[service]\ncolour = \"red\"", 1),
+        PluginSource::Bundled,
+    );
+    let (name, why) = &registry.broken()[0];
+    assert_eq!(name, "broken.toml");
+    assert!(why.to_string().contains("colour"), "{why}");
 }

@@ -182,12 +182,7 @@ fn the_host_keeps_serving_other_plugins() {
     let engine = PluginEngine::new().unwrap();
     let mut registry = Registry::load(&engine, None);
     let wasm = std::fs::read(ABUSE_WASM).unwrap();
-    registry.add(
-        &engine,
-        "abuse.wasm",
-        &wasm,
-        PluginSource::file(ABUSE_WASM),
-    );
+    registry.add(&engine, "abuse.wasm", &wasm, PluginSource::file(ABUSE_WASM));
     registry.add(
         &engine,
         "garbage.wasm",

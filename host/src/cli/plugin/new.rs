@@ -72,8 +72,9 @@ pub fn run(args: NewArgs, json: bool) -> Result<u8> {
     if kind == Kind::Rust && sdk == Sdk::Unpublished {
         anstream::println!(
             "\nNo SDK folder was found, and the SDK is not on crates.io yet: the crate will not \
-             build until Cargo.toml names one. Run this again with --sdk /path/to/subterminator/sdk \
-             (in an empty folder), or set {}.",
+             build until the subterminator-sdk line of {} names one, as \
+             {{ path = \"/path/to/subterminator/sdk\" }}. Next time pass --sdk or set {}.",
+            dir.join("Cargo.toml").display(),
             scaffold::SDK_PATH_ENV
         );
     }

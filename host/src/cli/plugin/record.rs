@@ -10,7 +10,7 @@ use std::time::{Duration, Instant};
 use clap::Args;
 
 use crate::approval::Console;
-use crate::browser::{Browser, BrowserOptions, UserData, tools};
+use crate::browser::{Browser, BrowserError, BrowserOptions, UserData, tools};
 use crate::cli::session;
 use crate::config::Config;
 use crate::error::{Error, Result};
@@ -31,6 +31,10 @@ pub const SETTLE_POLL_INTERVAL: Duration = Duration::from_millis(250);
 /// Longest wait for a page to hold still after a scripted step; one that
 /// never does (a clock in the tree) is saved as it is then.
 pub const SETTLE_TIMEOUT: Duration = Duration::from_secs(10);
+
+/// Failed reads in a row before the browser counts as gone: a read during a
+/// navigation can fail once with nothing wrong.
+pub const FAILED_POLLS_MAX: u32 = 4;
 
 /// Longest title shown in the summary table, in characters.
 const TITLE_SHOWN_MAX_CHARS: usize = 40;
@@ -136,7 +140,11 @@ pub async fn run(args: RecordArgs, dirs: &Dirs, json: bool) -> Result<u8> {
     let terminal = std::io::stdin().is_terminal();
     if !json {
         let how = match (&steps, terminal) {
-            (Some(steps), _) => format!("Walking {} steps from the walk file", steps.len()),
+            (Some(steps), _) => format!(
+                "Walking the {} step{} of the walk file",
+                steps.len(),
+                if steps.len() == 1 { "" } else { "s" }
+            ),
             (None, true) => "Walk the flow in the browser window. Press Enter here, press Ctrl+C \
                              or close the window when you are done"
                 .to_owned(),
@@ -235,6 +243,7 @@ impl Recorder<'_> {
 
     /// Polls the page a person is using until they say they are done.
     async fn by_hand(&mut self, mut console: Option<Console>) -> Result<Stop> {
+        let mut failed = 0;
         loop {
             let enter = async {
                 match console.as_mut() {
@@ -250,8 +259,16 @@ impl Recorder<'_> {
             // that is one of the ways to say "done".
             let page = match self.browser.snapshot().await {
                 Ok(page) => page,
-                Err(e) => return Ok(Stop::Closed(e.to_string())),
+                Err(e) => {
+                    failed += 1;
+                    if browser_gone(&e) || failed >= FAILED_POLLS_MAX {
+                        return Ok(Stop::Closed(e.to_string()));
+                    }
+                    tracing::debug!("reading the page failed ({failed} in a row): {e}");
+                    continue;
+                }
             };
+            failed = 0;
             if recording::is_page(&page) && self.changes.poll(PageKey::of(&page)) {
                 self.save(&page).await?;
             }
@@ -361,6 +378,18 @@ impl Recorder<'_> {
     }
 }
 
+/// Whether a failed read means the browser is gone, not busy.
+fn browser_gone(error: &BrowserError) -> bool {
+    match error {
+        BrowserError::ConnectionLost { .. } | BrowserError::Timeout { .. } => true,
+        // What Playwright says once the window (its last page) was closed.
+        BrowserError::Tool { message, .. } => {
+            message.contains("has been closed") || message.contains("Target closed")
+        }
+        _ => false,
+    }
+}
+
 /// The table of saved pages (or one JSON object), and what to do next.
 fn report(id: &str, out: &Path, saved: &[Saved], stop: Option<&Stop>, json: bool) {
     if json {
@@ -420,4 +449,71 @@ fn report(id: &str, out: &Path, saved: &[Saved], stop: Option<&Stop>, json: bool
         "\nNext: fill in the [expect] section of each .toml, then run `subterminator plugin test {}`.",
         out.display()
     );
+}
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
+
+    use std::time::Duration;
+
+    use super::*;
+
+    #[test]
+    fn which_failed_reads_end_the_recording() {
+        let tool = |message: &str| BrowserError::Tool {
+            tool: tools::SNAPSHOT.into(),
+            message: message.into(),
+        };
+        let cases = [
+            (
+                tool("browserBackend.callTool: Target page, context or browser has been closed"),
+                true,
+            ),
+            (tool("Target closed"), true),
+            (
+                tool("Execution context was destroyed, most likely because of a navigation"),
+                false,
+            ),
+            (
+                BrowserError::ConnectionLost {
+                    tool: tools::SNAPSHOT.into(),
+                    detail: "eof".into(),
+                    reconnected: false,
+                },
+                true,
+            ),
+            (
+                BrowserError::Timeout {
+                    tool: tools::SNAPSHOT.into(),
+                    after: Duration::from_secs(45),
+                },
+                true,
+            ),
+            (
+                BrowserError::SnapshotValidation {
+                    missing: vec!["the page title"],
+                    present: vec![],
+                },
+                false,
+            ),
+        ];
+        for (error, gone) in cases {
+            assert_eq!(browser_gone(&error), gone, "{error}");
+        }
+    }
+
+    #[test]
+    fn start_urls_table() {
+        let cases = [
+            ("https://www.example.com/account", true),
+            ("http://127.0.0.1:8765/", true),
+            ("ftp://example.com/", false),
+            ("javascript:alert(1)", false),
+            ("www.example.com", false),
+        ];
+        for (url, ok) in cases {
+            assert_eq!(check_start_url(url).is_ok(), ok, "{url}");
+        }
+    }
 }
