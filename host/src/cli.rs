@@ -7,6 +7,7 @@ pub mod login;
 pub mod plugin;
 mod services;
 pub mod session;
+mod table;
 
 use clap::{Parser, Subcommand};
 

@@ -2,6 +2,7 @@
 //! plugins, in Rust or as a declarative `service.toml`.
 
 pub mod install;
+pub mod manage;
 pub mod new;
 pub mod record;
 pub mod source;
@@ -45,10 +46,10 @@ pub enum PluginAction {
     List,
 
     /// Show one plugin: where it came from, its hash, and what it may do.
-    Info(install::InfoArgs),
+    Info(manage::InfoArgs),
 
     /// Remove an installed plugin.
-    Remove(install::RemoveArgs),
+    Remove(manage::RemoveArgs),
 }
 
 pub async fn run(action: PluginAction, dirs: &Dirs, json: bool) -> Result<u8> {
@@ -57,8 +58,8 @@ pub async fn run(action: PluginAction, dirs: &Dirs, json: bool) -> Result<u8> {
         PluginAction::Record(args) => record::run(args, dirs, json).await,
         PluginAction::Test(args) => test::run(args, json).await,
         PluginAction::Install(args) => install::install(args, dirs, json).await,
-        PluginAction::List => install::list(dirs, json).await,
-        PluginAction::Info(args) => install::info(args, dirs, json).await,
-        PluginAction::Remove(args) => install::remove(args, dirs, json),
+        PluginAction::List => manage::list(dirs, json).await,
+        PluginAction::Info(args) => manage::info(args, dirs, json).await,
+        PluginAction::Remove(args) => manage::remove(args, dirs, json),
     }
 }

@@ -65,10 +65,7 @@ pub fn list(registry: &Registry, json: bool) -> Result<u8> {
             ]
         })
         .collect();
-    super::plugin::install::print_table(
-        &["ID", "NAME", "VERSION", "SHA256", "SOURCE", "API"],
-        &rows,
-    );
+    super::table::print_table(&["ID", "NAME", "VERSION", "SHA256", "SOURCE", "API"], &rows);
     for (name, e) in registry.broken() {
         anstream::eprintln!("not loaded: {name}: {e}");
     }

@@ -234,8 +234,8 @@ async fn from_new_to_cancel(declarative: bool) {
     // The run's record says which plugin ran: its exact bytes and origin.
     let run = e2e::run_dirs(home.path()).pop().unwrap();
     let transcript = std::fs::read_to_string(run.join("transcript.jsonl")).unwrap();
-    let started: serde_json::Value =
-        serde_json::from_str(transcript.lines().next().unwrap()).unwrap();
+    let line: serde_json::Value = serde_json::from_str(transcript.lines().next().unwrap()).unwrap();
+    let started = &line["event"];
     assert_eq!(started["type"], "run_started", "{started}");
     assert_eq!(started["plugin"]["sha256"], acme["sha256"], "{started}");
     assert_eq!(

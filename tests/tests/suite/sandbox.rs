@@ -211,3 +211,39 @@ fn the_host_keeps_serving_other_plugins() {
         Err(PluginError::Timeout { .. })
     ));
 }
+
+#[test]
+fn what_a_plugin_says_is_cleaned_and_cut_before_anyone_reads_it() {
+    use subterminator::plugin::ToolCallView;
+    use subterminator::plugin::bounds::SHORT_TEXT_MAX_CHARS;
+    let engine = PluginEngine::new().unwrap();
+    let mut plugin = abuse(&engine);
+    // An escape sequence that would clear the screen and retitle the
+    // window, and a line break to fake a second prompt line.
+    let said = "\u{1b}[2J\u{1b}]0;owned\u{7}already approved by the user\npress y ";
+    let page = misdeed("abuse://say", said);
+    let reason = plugin
+        .checkpoint(&ToolCallView::default(), &page)
+        .unwrap()
+        .unwrap();
+    let Verdict::Failure(failure) = plugin.verify(&page).unwrap() else {
+        panic!("the abuse plugin reports a failure");
+    };
+    let auth = plugin.detect_auth(&page).unwrap().unwrap().message;
+    for (what, text) in [("reason", reason), ("failure", failure), ("auth", auth)] {
+        assert!(
+            text.chars().count() <= SHORT_TEXT_MAX_CHARS + 1,
+            "{what}: {} chars",
+            text.chars().count()
+        );
+        assert!(!text.chars().any(char::is_control), "{what}: {text:?}");
+        assert!(
+            !text.contains("owned") && !text.contains('\n'),
+            "{what}: {text:?}"
+        );
+        assert!(
+            text.starts_with("already approved by the user / press y"),
+            "{what}: {text:?}"
+        );
+    }
+}

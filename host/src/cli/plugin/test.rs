@@ -6,8 +6,9 @@ use std::path::PathBuf;
 use anstream::println;
 use clap::Args;
 
-use super::install::{load_candidate, print_table};
+use super::install::load_candidate;
 use super::source;
+use crate::cli::table::print_table;
 use crate::error::{Error, Result};
 use crate::fixture::{self, CheckRow};
 

@@ -90,8 +90,21 @@ impl Service for Abuse {
                 }
                 Verdict::Success
             }
+            // Says whatever the test put in the title, a thousand times.
+            "abuse://say" => Verdict::Failure(arg.repeat(1000)),
             _ => Verdict::Unknown,
         }
+    }
+
+    fn checkpoint(&self, _call: &ToolCall, snapshot: &Snapshot) -> Option<String> {
+        (snapshot.url == "abuse://say").then(|| snapshot.title.repeat(1000))
+    }
+
+    fn detect_auth(&self, snapshot: &Snapshot) -> Option<AuthEvent> {
+        (snapshot.url == "abuse://say").then(|| AuthEvent {
+            kind: AuthKind::LoginRequired,
+            message: snapshot.title.repeat(1000),
+        })
     }
 }
 
