@@ -122,6 +122,9 @@ pub enum PluginError {
         available: Vec<String>,
     },
 
+    #[error("'{id}' is installed but was not loaded: {cause}")]
+    NotLoaded { id: String, cause: String },
+
     #[error("the plugin worker thread failed: {0}")]
     Worker(String),
 
@@ -175,7 +178,8 @@ impl PluginError {
             | PluginError::Unlisted { .. }
             | PluginError::ServiceFile { .. }
             | PluginError::HashMismatch { .. }
-            | PluginError::Install(_) => ErrorClass::Configuration,
+            | PluginError::Install(_)
+            | PluginError::NotLoaded { .. } => ErrorClass::Configuration,
             _ => ErrorClass::Failure,
         }
     }

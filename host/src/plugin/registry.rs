@@ -142,7 +142,9 @@ impl Registry {
             let bytes = match entry.read_verified(dir) {
                 Ok(bytes) => bytes,
                 Err(e) => {
-                    tracing::warn!("{e}");
+                    // Commands that list plugins print it; a run that asks
+                    // for this one gets it as its error.
+                    tracing::debug!("{e}");
                     self.broken.push((name, e));
                     continue;
                 }
@@ -240,7 +242,7 @@ impl Registry {
                 }
             }
             Err(e) => {
-                tracing::warn!("{e}");
+                tracing::debug!("{e}");
                 self.broken.push((source_name.to_owned(), e));
             }
         }
@@ -261,13 +263,32 @@ impl Registry {
 
     /// The service called `name` (ignoring case).
     pub fn get(&self, name: &str) -> Result<&ServiceEntry, PluginError> {
-        self.entries
+        let wanted = name.trim();
+        if let Some(entry) = self
+            .entries
             .iter()
-            .find(|e| e.metadata.id.eq_ignore_ascii_case(name.trim()))
-            .ok_or_else(|| PluginError::ServiceNotFound {
+            .find(|e| e.metadata.id.eq_ignore_ascii_case(wanted))
+        {
+            return Ok(entry);
+        }
+        // An installed plugin that was refused at load is stored as
+        // `<id>.wasm` or `<id>.toml`: say why it is missing, not that it
+        // does not exist.
+        let refused = self.broken.iter().find(|(file, _)| {
+            Path::new(file)
+                .file_stem()
+                .is_some_and(|stem| stem.to_string_lossy().eq_ignore_ascii_case(wanted))
+        });
+        Err(match refused {
+            Some((_, why)) => PluginError::NotLoaded {
+                id: wanted.to_owned(),
+                cause: why.to_string(),
+            },
+            None => PluginError::ServiceNotFound {
                 name: name.to_owned(),
                 available: self.ids(),
-            })
+            },
+        })
     }
 }
 

@@ -306,7 +306,10 @@ async fn tampered_bytes_are_refused_at_load() {
     )
     .await;
     assert_eq!(code, 2, "{text}");
-    assert!(text.contains("Unknown service 'acme'"), "{text}");
+    assert!(
+        text.contains("'acme' is installed but was not loaded") && text.contains("no longer match"),
+        "{text}"
+    );
 }
 
 #[tokio::test(flavor = "multi_thread")]
