@@ -197,14 +197,14 @@ pub enum BrowserError {
 
     #[error(
         "`{command}` was not found on PATH; it comes with Node.js (npm). Install Node.js \
-         {MIN_NODE_MAJOR} or newer from https://nodejs.org/, or configure another command for Playwright MCP."
+         {MIN_NODE_MAJOR} or newer from https://nodejs.org/, or set another command in the config file's `[browser] command`."
     )]
     LauncherMissing { command: String },
 
     #[error(
-        "No Chrome or Chromium was found. Install one (Debian/Ubuntu: `apt-get install chromium`; \
+        "No Chrome or Chromium was found (looked for: {}). Install one (Debian/Ubuntu: `apt-get install chromium`; \
          macOS: `brew install --cask chromium` or Google Chrome from https://www.google.com/chrome/), \
-         or point to it with {BROWSER_ENV}=/path/to/browser. Looked for: {}",
+         or point to it with {BROWSER_ENV}=/path/to/browser or --browser /path/to/browser.",
         searched.iter().map(|p| p.display().to_string()).collect::<Vec<_>>().join(", ")
     )]
     NoBrowser { searched: Vec<PathBuf> },
@@ -218,7 +218,11 @@ pub enum BrowserError {
         problem: String,
     },
 
-    #[error("The browser {} could not be started: {detail}", path.as_ref().map_or_else(|| "(Playwright's default)".to_owned(), |p| p.display().to_string()))]
+    #[error(
+        "The browser {} could not be started ({detail}). Run `subterminator doctor` to check it, \
+         or pass another Chrome or Chromium with --browser.",
+        path.as_ref().map_or_else(|| "(Playwright's default)".to_owned(), |p| p.display().to_string())
+    )]
     BrowserLaunch {
         path: Option<PathBuf>,
         detail: String,
@@ -232,42 +236,60 @@ pub enum BrowserError {
 
     #[error(
         "Failed to connect to Playwright MCP. Ensure Node.js is installed and run: \
-         npx {PLAYWRIGHT_MCP_PACKAGE}@{PLAYWRIGHT_MCP_VERSION} (command `{command}`: {detail})"
+         npx {PLAYWRIGHT_MCP_PACKAGE}@{PLAYWRIGHT_MCP_VERSION} (command `{command}`: {detail}). \
+         Run `subterminator doctor` to check each part."
     )]
     Connect { command: String, detail: String },
 
     #[error(
         "The server started by `{command}` lacks the tools {missing:?}; it is not Playwright MCP \
-         {PLAYWRIGHT_MCP_VERSION}. Remove the command override or point it at that release."
+         {PLAYWRIGHT_MCP_VERSION}. Remove `[browser] command` from the config file, or point it at that release."
     )]
     MissingTools {
         command: String,
         missing: Vec<String>,
     },
 
-    #[error("The connection to Playwright MCP was lost during {tool}{}: {detail}", if *reconnected { " (reconnected; the call was not repeated, take a new snapshot)" } else { "" })]
+    #[error(
+        "The connection to Playwright MCP was lost during {tool}: {detail}; {}",
+        if *reconnected {
+            "it reconnected without repeating the call: take a new snapshot and try again"
+        } else {
+            "run `subterminator doctor` to check Node.js and the browser, then run the command again"
+        }
+    )]
     ConnectionLost {
         tool: String,
         detail: String,
         reconnected: bool,
     },
 
-    #[error("{tool} did not answer within {} s; the server was stopped", after.as_secs_f32())]
+    #[error(
+        "{tool} did not answer within {} s, so the server was stopped; try again, and run \
+         `subterminator doctor` if it keeps happening",
+        after.as_secs_f32()
+    )]
     Timeout { tool: String, after: Duration },
 
-    #[error("{tool} failed: {message}")]
+    // The model reads this too (full tools), so the fix suits both readers.
+    #[error("{tool} failed: {message} (check what the page shows now, then try again)")]
     Tool { tool: String, message: String },
 
-    #[error("{tool}: arguments must be a JSON object, got {got}")]
+    #[error("{tool}: arguments must be a JSON object, got {got}; pass them as one ({{}} for none)")]
     BadArguments { tool: String, got: String },
 
-    #[error("The page snapshot lacks {}; sections present: [{}]", missing.join(", "), present.join(", "))]
+    #[error(
+        "The page snapshot lacks {}; sections present: [{}]. Wait for the page to finish loading, \
+         then try again; if it keeps happening, check that the server is Playwright MCP {PLAYWRIGHT_MCP_VERSION}",
+        missing.join(", "),
+        present.join(", ")
+    )]
     SnapshotValidation {
         missing: Vec<&'static str>,
         present: Vec<String>,
     },
 
-    #[error("{context}: {path}: {source}")]
+    #[error("{context}: {path}: {source}; check the path, its permissions and the free disk space")]
     Io {
         context: &'static str,
         path: PathBuf,

@@ -9,6 +9,9 @@ mod services;
 pub mod session;
 mod table;
 
+#[cfg(test)]
+mod help_tests;
+
 use clap::{Parser, Subcommand};
 
 use crate::error::Result;
@@ -20,7 +23,12 @@ use crate::plugin::{ComponentCache, PluginEngine, Registry};
     name = "subterminator",
     version,
     about = "Cancel subscriptions by letting an AI model drive your own browser, with your \"yes\" before every irreversible step.",
-    after_help = "Examples:\n  subterminator demo                 see it work on a bundled practice site\n  subterminator services             list the services it can cancel\n  subterminator cancel netflix       cancel your Netflix membership"
+    after_help = "Examples:\n  \
+        subterminator demo                 see it work on a bundled practice site\n  \
+        subterminator doctor               check that this machine has what a run needs\n  \
+        subterminator services             list the services it can cancel\n  \
+        subterminator login netflix        sign in once; later runs reuse the session\n  \
+        subterminator cancel netflix       cancel your Netflix membership"
 )]
 pub struct Cli {
     #[command(subcommand)]
@@ -47,28 +55,35 @@ pub enum Command {
     Login(login::LoginArgs),
 
     /// Check Node.js, Playwright MCP, the browser, the profile, the plugins and the keys.
-    #[command(after_help = "Examples:\n  subterminator doctor\n  subterminator doctor --json")]
+    #[command(after_help = "Examples:\n  \
+        subterminator doctor           one line per check, with the fix for each that fails\n  \
+        subterminator doctor --json    the same checks as one JSON object")]
     Doctor,
 
     /// Print shell completions.
-    #[command(
-        after_help = "Examples:\n  subterminator completions bash > ~/.local/share/bash-completion/completions/subterminator\n  subterminator completions zsh > ~/.zfunc/_subterminator"
-    )]
+    #[command(after_help = "Examples:\n  \
+        subterminator completions bash > ~/.local/share/bash-completion/completions/subterminator\n  \
+        subterminator completions zsh > ~/.zfunc/_subterminator\n  \
+        subterminator completions fish > ~/.config/fish/completions/subterminator.fish")]
     Completions { shell: clap_complete::Shell },
 
     /// List the services subterminator can cancel.
-    #[command(
-        after_help = "Examples:\n  subterminator services\n  subterminator services show netflix\n  subterminator services --json"
-    )]
+    #[command(after_help = "Examples:\n  \
+        subterminator services                 each service's id, version, hash, source and plugin API\n  \
+        subterminator services show netflix    one service's plan and where it may go\n  \
+        subterminator services --json          the list as one JSON object")]
     Services {
         #[command(subcommand)]
         action: Option<ServicesAction>,
     },
 
     /// Write, record, test, install and manage service plugins.
-    #[command(
-        after_help = "Examples:\n  subterminator plugin new acme --declarative\n  subterminator plugin test ./acme\n  subterminator plugin install ./acme/service.toml\n  subterminator plugin list"
-    )]
+    #[command(after_help = "Examples:\n  \
+        subterminator plugin new acme --declarative       a service.toml to fill in, in ./acme\n  \
+        subterminator plugin record acme --start-url https://acme.tv/account  save its pages\n  \
+        subterminator plugin test ./acme                  check the plugin against them\n  \
+        subterminator plugin install ./acme/service.toml  install it, after your yes\n  \
+        subterminator plugin list                         every plugin, with its SHA-256")]
     Plugin {
         #[command(subcommand)]
         action: plugin::PluginAction,
@@ -78,6 +93,9 @@ pub enum Command {
 #[derive(Debug, Subcommand)]
 pub enum ServicesAction {
     /// Show one service's metadata and plan.
+    #[command(after_help = "Examples:\n  \
+        subterminator services show netflix           its plan, allowed origins and sign-in pages\n  \
+        subterminator services show netflix --json    the same as one JSON object")]
     Show {
         /// The service's id, e.g. netflix.
         id: String,
@@ -123,8 +141,19 @@ fn init_tracing(verbose: u8) {
     tracing_subscriber::fmt()
         .with_env_filter(filter)
         .with_writer(std::io::stderr)
+        .with_ansi(colour_logs(
+            std::io::IsTerminal::is_terminal(&std::io::stderr()),
+            std::env::var_os("NO_COLOR").as_deref(),
+        ))
         .with_target(false)
         .init();
+}
+
+/// Logs are coloured only on a terminal, and never when `NO_COLOR` is set
+/// to anything but the empty string (no-color.org): `… 2>log` must leave no
+/// escape codes in the file.
+fn colour_logs(stderr_is_terminal: bool, no_color: Option<&std::ffi::OsStr>) -> bool {
+    stderr_is_terminal && no_color.is_none_or(std::ffi::OsStr::is_empty)
 }
 
 /// Runs the parsed command; the exit code comes from the error's class.
@@ -171,5 +200,33 @@ pub async fn load_registry(dirs: &Dirs) -> Result<Registry> {
         Ok(Registry::load(&engine, Some(&dirs.installed_plugins())))
     })
     .await
-    .map_err(|e| crate::Error::Configuration(format!("loading plugins failed: {e}")))?
+    .map_err(|e| {
+        crate::Error::Configuration(format!(
+            "loading plugins failed: {e}; this is a bug in subterminator: please report it"
+        ))
+    })?
+}
+
+#[cfg(test)]
+mod colour_tests {
+    use super::colour_logs;
+    use std::ffi::OsStr;
+
+    #[test]
+    fn logs_are_coloured_only_on_a_terminal_without_no_color() {
+        let cases: [(bool, Option<&OsStr>, bool); 5] = [
+            (true, None, true),
+            (false, None, false),
+            (true, Some(OsStr::new("1")), false),
+            (false, Some(OsStr::new("1")), false),
+            (true, Some(OsStr::new("")), true),
+        ];
+        for (terminal, no_color, want) in cases {
+            assert_eq!(
+                colour_logs(terminal, no_color),
+                want,
+                "{terminal} {no_color:?}"
+            );
+        }
+    }
 }

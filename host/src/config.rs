@@ -112,7 +112,12 @@ impl Config {
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(Self::default()),
             Err(e) => return Err(Error::io("cannot read the config file", path, e)),
         };
-        toml::from_str(&text).map_err(|e| Error::Configuration(format!("{}: {e}", path.display())))
+        toml::from_str(&text).map_err(|e| {
+            Error::Configuration(format!(
+                "{}: {e}\nfix the file, or move it aside to start from the defaults",
+                path.display()
+            ))
+        })
     }
 }
 

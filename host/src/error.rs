@@ -11,6 +11,7 @@ use crate::plugin::PluginError;
 
 #[derive(Debug, thiserror::Error)]
 pub enum Error {
+    /// The text comes whole from the call site, which must name the fix.
     #[error("{0}")]
     Configuration(String),
 
@@ -23,7 +24,7 @@ pub enum Error {
     #[error(transparent)]
     Llm(#[from] LlmError),
 
-    #[error("{context}: {path}: {source}")]
+    #[error("{context}: {path}: {source}; check the path, its permissions and the free disk space")]
     Io {
         context: &'static str,
         path: PathBuf,
@@ -31,7 +32,7 @@ pub enum Error {
         source: std::io::Error,
     },
 
-    #[error("interrupted")]
+    #[error("interrupted (Ctrl+C); run the command again when you are ready")]
     Interrupted,
 }
 
@@ -57,3 +58,7 @@ impl Error {
 }
 
 pub type Result<T, E = Error> = std::result::Result<T, E>;
+
+#[cfg(test)]
+#[path = "error_tests.rs"]
+mod tests;

@@ -70,45 +70,74 @@ impl std::fmt::Display for PluginId {
     }
 }
 
+/// The fix when a plugin overran a limit or trapped: the plugin is at
+/// fault, not the person's setup, so only a new release of it helps.
+fn plugin_at_fault(plugin: &PluginId) -> String {
+    format!(
+        "update the plugin, or report it to its author (`subterminator plugin info {}` says where it came from)",
+        plugin.id
+    )
+}
+
+/// For failures only a bug can cause: nothing the person set up is wrong.
+const REPORT_BUG: &str = "this is a bug in subterminator: please report it, with this run's \
+     folder (under `runs` in subterminator's data folder)";
+
 #[derive(Debug, thiserror::Error)]
 pub enum PluginError {
-    #[error("{plugin}: {call} ran past its {limit_ms} ms deadline and was stopped")]
+    #[error(
+        "{plugin}: {call} ran past its {limit_ms} ms deadline and was stopped; {}",
+        plugin_at_fault(plugin)
+    )]
     Timeout {
         plugin: PluginId,
         call: &'static str,
         limit_ms: u128,
     },
 
-    #[error("{plugin}: {call} needed more than its {limit_mib} MiB memory limit and was stopped")]
+    #[error(
+        "{plugin}: {call} needed more than its {limit_mib} MiB memory limit and was stopped; {}",
+        plugin_at_fault(plugin)
+    )]
     OutOfMemory {
         plugin: PluginId,
         call: &'static str,
         limit_mib: usize,
     },
 
-    #[error("{plugin}: {call} trapped: {cause}")]
+    #[error("{plugin}: {call} trapped: {cause}; {}", plugin_at_fault(plugin))]
     Trap {
         plugin: PluginId,
         call: &'static str,
         cause: String,
     },
 
-    #[error("{source_name}: not a valid plugin component: {cause}")]
+    #[error(
+        "{source_name}: not a valid plugin component: {cause}; check that you picked the plugin's \
+         .wasm, built with subterminator-sdk"
+    )]
     Invalid { source_name: String, cause: String },
 
     #[error(
-        "{source_name}: speaks plugin API {found}, which this subterminator cannot run (it supports {})",
+        "{source_name}: speaks plugin API {found}, which this subterminator cannot run (it supports {}); \
+         update subterminator, or rebuild the plugin with a subterminator-sdk for one of those",
         SUPPORTED_API_VERSIONS.join(", ")
     )]
     UnsupportedApi { source_name: String, found: String },
 
-    #[error("{source_name}: cannot be instantiated in the sandbox: {cause}")]
+    #[error(
+        "{source_name}: cannot be instantiated in the sandbox: {cause}; rebuild the plugin with \
+         subterminator-sdk (the sandbox offers nothing else to import), or report a bug if every plugin fails"
+    )]
     Instantiate { source_name: String, cause: String },
 
-    #[error("{source_name}: bad metadata: {cause}")]
+    #[error(
+        "{source_name}: bad metadata: {cause}; fix it in the plugin and check it with \
+         `subterminator plugin test`, or ask its author for a fixed release"
+    )]
     BadMetadata { source_name: String, cause: String },
 
-    #[error("{context}: {path}: {source}")]
+    #[error("{context}: {path}: {source}; check the path, its permissions and the free disk space")]
     Io {
         context: &'static str,
         path: std::path::PathBuf,
@@ -116,16 +145,18 @@ pub enum PluginError {
         source: std::io::Error,
     },
 
+    // Seed 000's wording, word for word: the list of services is the fix.
     #[error("Unknown service '{name}'. Available services: {}", available.join(", "))]
     ServiceNotFound {
         name: String,
         available: Vec<String>,
     },
 
+    // `cause` is the refusal's own message, which names the fix.
     #[error("'{id}' is installed but was not loaded: {cause}")]
     NotLoaded { id: String, cause: String },
 
-    #[error("the plugin worker thread failed: {0}")]
+    #[error("the plugin worker thread failed: {0}; {REPORT_BUG}")]
     Worker(String),
 
     #[error("{path}: {cause}; fix the file, or remove it and reinstall the plugins")]
@@ -149,11 +180,13 @@ pub enum PluginError {
     )]
     Unlisted { path: std::path::PathBuf },
 
-    #[error("{source_name}: {cause}")]
+    #[error(
+        "{source_name}: {cause}; fix the file and check it with `subterminator plugin test` on its folder"
+    )]
     ServiceFile { source_name: String, cause: String },
 
     #[error(
-        "{what}: sha256 is {found}, but {expected} was expected; the file is not the one you meant to install, so it was not installed"
+        "{what}: sha256 is {found}, but {expected} was expected; the file is not the one you meant to install, so it was not installed. Check where it came from, and the hash you were given"
     )]
     HashMismatch {
         what: String,
@@ -161,6 +194,7 @@ pub enum PluginError {
         found: String,
     },
 
+    /// The text comes whole from the call site, which must name the fix.
     #[error("{0}")]
     Install(String),
 }

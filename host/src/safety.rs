@@ -327,7 +327,7 @@ fn navigation_needs_yes(facts: &Facts<'_>, url: &str) -> Option<String> {
         ));
     }
     match &facts.plugin {
-        PluginAnswer::Ask(reason) => return Some(reason.clone()),
+        PluginAnswer::Ask(_) => return Some(commit_page::PLUGIN_ASKS.into()),
         PluginAnswer::Failed(why) => {
             return Some(format!(
                 "the service plugin could not judge it ({why}), so asking to be safe"

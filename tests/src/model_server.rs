@@ -7,7 +7,9 @@
 //!
 //! Replies are provider-neutral; the server writes them in whichever format
 //! the request came in, with the ids, stop reasons and usage the real APIs
-//! send (shapes copied from the providers' API references).
+//! send (shapes copied from the providers' API references). A reply can also
+//! be broken the ways real ones break: cut off mid-JSON, dropped mid-body,
+//! not JSON, or JSON in neither format.
 
 use std::collections::{BTreeMap, VecDeque};
 use std::net::SocketAddr;
@@ -16,8 +18,9 @@ use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 use axum::Router;
-use axum::body::Bytes;
+use axum::body::{Body, Bytes};
 use axum::extract::State;
+use axum::http::header::{CONTENT_LENGTH, CONTENT_TYPE};
 use axum::http::{HeaderMap, StatusCode};
 use axum::response::{IntoResponse, Response};
 use axum::routing::post;
@@ -53,6 +56,18 @@ pub enum Reply {
     },
     /// Waits before answering (to test timeouts).
     Delay(Duration, Box<Reply>),
+    /// A 200 in the provider's format whose JSON stops halfway, as when a
+    /// proxy or a restarting server cuts a reply off. The HTTP framing is
+    /// whole (the length sent is the length promised): only the JSON is
+    /// broken. The inner reply is a success one (tool calls or text).
+    Truncated(Box<Reply>),
+    /// A 200 in the provider's format whose connection closes halfway
+    /// through the body: the headers promise the whole reply and only the
+    /// first half arrives, so the client fails while reading the body.
+    Dropped(Box<Reply>),
+    /// A 200 with `Content-Type: application/json` and exactly this body:
+    /// not JSON at all, or JSON in neither provider's shape.
+    Body(String),
 }
 
 impl Reply {
@@ -74,6 +89,18 @@ impl Reply {
 
     pub fn delayed(delay: Duration, reply: Reply) -> Reply {
         Reply::Delay(delay, Box::new(reply))
+    }
+
+    pub fn truncated(reply: Reply) -> Reply {
+        Reply::Truncated(Box::new(reply))
+    }
+
+    pub fn dropped(reply: Reply) -> Reply {
+        Reply::Dropped(Box::new(reply))
+    }
+
+    pub fn body(body: &str) -> Reply {
+        Reply::Body(body.to_owned())
     }
 }
 
@@ -249,27 +276,73 @@ async fn answer(
         .as_str()
         .unwrap_or("unknown-model")
         .to_owned();
+    let render = |reply: &Reply| {
+        let output_tokens = output_tokens(reply);
+        let json = match api {
+            Api::Anthropic => anthropic_message(reply, &model, id, input_tokens, output_tokens),
+            Api::OpenAi => openai_completion(reply, &model, id, input_tokens, output_tokens),
+        };
+        (json, output_tokens)
+    };
     match reply {
         Reply::Status {
             code,
             body,
             retry_after,
         } => error_response(api, code, &body, retry_after, id),
+        // The client never reads the usage of the three broken replies, so
+        // they are left out of `usage_reported`.
+        Reply::Truncated(inner) => {
+            let whole = render(&inner).0.to_string();
+            json_response(first_half(&whole).to_owned())
+        }
+        Reply::Dropped(inner) => {
+            // Leading whitespace is valid JSON, and pushes the part that is
+            // sent past hyper's write buffer: hyper then sends the headers
+            // and that part before it finds the body ending short of the
+            // promised length and closes the connection. A stream has no
+            // known length, so hyper sends the promised one as given.
+            let whole = format!("{}{}", " ".repeat(DROPPED_PADDING_BYTES), render(&inner).0);
+            let sent = first_half(&whole).to_owned();
+            let body = Body::from_stream(Body::from(sent).into_data_stream());
+            let headers = [
+                (CONTENT_TYPE, JSON.to_owned()),
+                (CONTENT_LENGTH, whole.len().to_string()),
+            ];
+            (StatusCode::OK, headers, body).into_response()
+        }
+        Reply::Body(text) => json_response(text),
         success => {
-            let output_tokens = output_tokens(&success);
+            let (json, output_tokens) = render(&success);
             let mut usage = lock(&shared.usage);
             usage.0 += input_tokens;
             usage.1 += output_tokens;
             drop(usage);
-            let json = match api {
-                Api::Anthropic => {
-                    anthropic_message(&success, &model, id, input_tokens, output_tokens)
-                }
-                Api::OpenAi => openai_completion(&success, &model, id, input_tokens, output_tokens),
-            };
             (StatusCode::OK, axum::Json(json)).into_response()
         }
     }
+}
+
+const JSON: &str = "application/json";
+
+/// Spaces ahead of a dropped reply's JSON: more than twice hyper's write
+/// buffer (8 KiB + 400 KiB), so the half that is sent fills it, and a full
+/// buffer is what makes hyper flush before the body has ended.
+const DROPPED_PADDING_BYTES: usize = 1024 * 1024;
+
+/// A 200 with this body as it is, labelled JSON whatever it holds.
+fn json_response(body: String) -> Response {
+    (StatusCode::OK, [(CONTENT_TYPE, JSON)], body).into_response()
+}
+
+/// The first half of `text`, cut on a character boundary. A proper prefix
+/// of compact JSON is never valid JSON, so the cut always breaks it.
+fn first_half(text: &str) -> &str {
+    let mut end = text.len() / 2;
+    while !text.is_char_boundary(end) {
+        end -= 1;
+    }
+    &text[..end]
 }
 
 fn output_tokens(reply: &Reply) -> u64 {
@@ -280,7 +353,8 @@ fn output_tokens(reply: &Reply) -> u64 {
             .sum(),
         Reply::ToolCallRawArgs(name, raw) => name.len() + raw.len(),
         Reply::Text(text) => text.len(),
-        Reply::Status { .. } | Reply::Delay(..) => 0,
+        Reply::Truncated(inner) | Reply::Dropped(inner) => return output_tokens(inner),
+        Reply::Status { .. } | Reply::Delay(..) | Reply::Body(_) => 0,
     };
     (chars as u64).div_ceil(4).max(1)
 }
@@ -309,7 +383,10 @@ fn anthropic_message(reply: &Reply, model: &str, n: u64, input: u64, output: u64
             (vec![tool_use(0, name, input)], "tool_use")
         }
         Reply::Text(text) => (vec![json!({"type": "text", "text": text})], "end_turn"),
-        Reply::Status { .. } | Reply::Delay(..) => (Vec::new(), "end_turn"),
+        Reply::Truncated(inner) | Reply::Dropped(inner) => {
+            return anthropic_message(inner, model, n, input, output);
+        }
+        Reply::Status { .. } | Reply::Delay(..) | Reply::Body(_) => (Vec::new(), "end_turn"),
     };
     json!({
         "id": id("msg_01", n, 0),
@@ -350,7 +427,12 @@ fn openai_completion(reply: &Reply, model: &str, n: u64, input: u64, output: u64
             (Value::Null, vec![call(0, name, raw.clone())], "tool_calls")
         }
         Reply::Text(text) => (json!(text), Vec::new(), "stop"),
-        Reply::Status { .. } | Reply::Delay(..) => (Value::Null, Vec::new(), "stop"),
+        Reply::Truncated(inner) | Reply::Dropped(inner) => {
+            return openai_completion(inner, model, n, input, output);
+        }
+        Reply::Status { .. } | Reply::Delay(..) | Reply::Body(_) => {
+            (Value::Null, Vec::new(), "stop")
+        }
     };
     let mut message =
         json!({"role": "assistant", "content": content, "refusal": null, "annotations": []});

@@ -11,11 +11,11 @@ use super::profile::{BrowserAction, Refusal, describe};
 use super::state::State;
 use super::step::{Step, end, rejected};
 use super::{Agent, Event};
-use crate::approval::{Answer, ApprovalRequest};
+use crate::approval::{Answer, ApprovalRequest, Said};
 use crate::browser::guard::GuardMode;
 use crate::browser::tools as mcp;
 use crate::error::Error;
-use crate::safety::{self, Decision, DialogFacts, Facts, Policy, RefusalCode};
+use crate::safety::{self, Decision, DialogFacts, Facts, PluginAnswer, Policy, RefusalCode};
 
 /// How many times one action is put to the human again because its element
 /// changed between the question and the answer; then the run ends.
@@ -73,6 +73,13 @@ impl Agent<'_> {
                         details: details(&runs, &action, &gathered),
                         url: state.snapshot.url.clone(),
                         screenshot: self.screenshot(state).await,
+                        said: match &gathered.plugin {
+                            PluginAnswer::Ask(words) => Some(Said {
+                                who: format!("{} plugin", self.service.metadata.display_name),
+                                words: words.clone(),
+                            }),
+                            _ => None,
+                        },
                     };
                     match self.ask(request, state).await {
                         Answer::Approved => {}

@@ -105,6 +105,7 @@ impl Agent<'_> {
                 details: details(runs, action, gathered),
                 url: state.snapshot.url.clone(),
                 screenshot: self.screenshot(state).await,
+                said: None,
             };
             match self.ask(request, state).await {
                 Answer::Approved => mode = GuardMode::Open,

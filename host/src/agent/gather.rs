@@ -121,10 +121,9 @@ impl Agent<'_> {
         said: Result<Option<String>, crate::plugin::PluginError>,
     ) -> PluginAnswer {
         match said {
-            Ok(Some(reason)) => PluginAnswer::Ask(format!(
-                "{} plugin says: {reason}",
-                self.service.metadata.display_name
-            )),
+            // The words stay the plugin's: the prompt shows them apart from
+            // the host's reason, under the plugin's name.
+            Ok(Some(reason)) => PluginAnswer::Ask(reason),
             Ok(None) => PluginAnswer::NoObjection,
             Err(e) => PluginAnswer::Failed(e.to_string()),
         }

@@ -6,7 +6,7 @@ use super::profile::{Outcome, Refusal};
 use super::state::{State, timed};
 use super::virtual_tools::{self, COMPLETE_TASK, REQUEST_HUMAN_APPROVAL};
 use super::{Agent, Event, TaskReason, TaskResult, schema};
-use crate::approval::{Answer, ApprovalRequest};
+use crate::approval::{Answer, ApprovalRequest, Said};
 use crate::error::Error;
 use crate::llm::ToolCall;
 use crate::safety::{self, RefusalCode, Verification};
@@ -216,7 +216,11 @@ impl Agent<'_> {
             arguments: args.clone(),
         });
         let request = ApprovalRequest {
-            reason: text("reason"),
+            reason: "the model asks for your approval".into(),
+            said: Some(Said {
+                who: "The model".into(),
+                words: text("reason"),
+            }),
             action: text("action"),
             target: None,
             url: state.snapshot.url.clone(),

@@ -11,9 +11,22 @@ use crate::error::Result;
 use crate::paths::Dirs;
 
 #[derive(Debug, Args)]
-#[command(
-    after_help = "Examples:\n  subterminator cancel netflix\n  subterminator cancel netflix --model gpt-4o\n  subterminator cancel netflix --model ollama:qwen2.5:7b\n  subterminator cancel netflix --dry-run\n  subterminator cancel netflix --start-url http://127.0.0.1:8080/ --model offline --headless\n\nExit codes: 0 verified success, 1 failed / not verified / rejected, 2 configuration, 3 connection, 130 Ctrl+C."
-)]
+#[command(after_help = "Examples:\n  \
+    subterminator cancel netflix                                 the configured model, else Claude\n  \
+    subterminator cancel netflix --model gpt-4o                  OpenAI (needs OPENAI_API_KEY)\n  \
+    subterminator cancel netflix --model ollama:qwen2.5:7b       a model on this computer, no key\n  \
+    subterminator cancel netflix --base-url http://gpu:11434/v1  a model served by another computer\n  \
+    subterminator cancel netflix --dry-run                       show the first action, do nothing\n  \
+    subterminator cancel netflix --isolated                      a throwaway browser profile\n  \
+    subterminator cancel netflix --headless --max-turns 30       no window; give up after 30 turns\n  \
+    subterminator cancel netflix --tools full                    Playwright MCP's own tools and pages\n  \
+    subterminator cancel netflix --vision                        also send screenshots (more tokens)\n  \
+    subterminator cancel netflix --browser /usr/bin/chromium     drive this browser\n  \
+    subterminator cancel netflix -v                              show arguments and pages (-vv: logs)\n  \
+    subterminator cancel netflix --json                          print the result as one JSON object\n  \
+    subterminator cancel netflix --start-url http://localhost:8080/  a local copy of the site\n  \
+    subterminator cancel netflix --start-url http://localhost:8080/ --no-checkpoint  tests only\n\n\
+    Exit codes: 0 verified success, 1 failed / not verified / rejected, 2 configuration, 3 connection, 130 Ctrl+C.")]
 pub struct CancelArgs {
     /// The service to cancel, e.g. netflix (see `subterminator services`).
     pub service: String,
@@ -80,7 +93,7 @@ impl RunArgs {
             (None, Some("compact") | None) => ToolsArg::Compact,
             (None, Some(other)) => {
                 return Err(crate::Error::Configuration(format!(
-                    "config: agent.tools = {other:?}; expected \"compact\" or \"full\""
+                    "config: agent.tools = {other:?}; set it to \"compact\" or \"full\" in config.toml"
                 )));
             }
         };
@@ -110,7 +123,7 @@ pub async fn run(args: CancelArgs, dirs: &Dirs, json: bool, verbose: bool) -> Re
     let mut spec = args.run.spec(&config, json, verbose)?;
     if spec.max_turns == 0 {
         return Err(crate::Error::Configuration(
-            "--max-turns must be at least 1".into(),
+            "--max-turns must be at least 1; pass a number such as --max-turns 20".into(),
         ));
     }
     spec.start_url = args.start_url;

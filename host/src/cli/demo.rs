@@ -14,9 +14,19 @@ use crate::paths::Dirs;
 pub const PRACTICE_SERVICE: &str = "practice";
 
 #[derive(Debug, Args)]
-#[command(
-    after_help = "Examples:\n  subterminator demo                     offline policy, unless a model key is set\n  subterminator demo --model offline     always offline\n  subterminator demo --model claude-opus-4-6\n  yes | subterminator demo --headless    approve every checkpoint from a pipe"
-)]
+#[command(after_help = "Examples:\n  \
+    subterminator demo                              offline policy, unless a model key is set\n  \
+    subterminator demo --model offline              always offline\n  \
+    subterminator demo --model claude-opus-4-6      Claude drives (needs ANTHROPIC_API_KEY)\n  \
+    subterminator demo --model ollama:qwen2.5:7b --base-url http://gpu:11434/v1  a remote Ollama\n  \
+    subterminator demo --sign-in                    the practice site asks you to sign in first\n  \
+    subterminator demo --dry-run                    show the first action, do nothing\n  \
+    subterminator demo --tools full --max-turns 15  Playwright MCP's own tools; 15 turns at most\n  \
+    subterminator demo --vision                     also send screenshots (more tokens)\n  \
+    subterminator demo --browser /usr/bin/chromium  drive this browser\n  \
+    subterminator demo -v                           show arguments and pages (-vv: logs)\n  \
+    subterminator demo --json                       print the result as one JSON object\n  \
+    yes | subterminator demo --headless             approve every checkpoint from a pipe")]
 pub struct DemoArgs {
     #[command(flatten)]
     pub run: RunArgs,

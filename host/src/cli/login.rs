@@ -13,7 +13,9 @@ use crate::error::{Error, Result};
 use crate::paths::Dirs;
 
 #[derive(Debug, Args)]
-#[command(after_help = "Examples:\n  subterminator login netflix")]
+#[command(after_help = "Examples:\n  \
+    subterminator login netflix                              sign in to Netflix in a browser window\n  \
+    subterminator login netflix --browser /usr/bin/chromium  in this browser; give `cancel` the same")]
 pub struct LoginArgs {
     /// The service to sign in to, e.g. netflix.
     pub service: String,

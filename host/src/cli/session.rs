@@ -87,11 +87,11 @@ pub fn start_url(spec: &SessionSpec, service: &ServiceEntry) -> Result<(String, 
     match &spec.start_url {
         Some(url) => {
             let parsed = url::Url::parse(url).map_err(|e| {
-                Error::Configuration(format!("--start-url {url:?} is not a URL: {e}"))
+                Error::Configuration(format!("--start-url {url:?} is not a URL: {e}; give a whole address, e.g. --start-url http://127.0.0.1:8000/account"))
             })?;
             if !matches!(parsed.scheme(), "http" | "https") {
                 return Err(Error::Configuration(format!(
-                    "--start-url {url:?} must be an http(s) URL"
+                    "--start-url {url:?} must be an http(s) URL; give one such as http://127.0.0.1:8000/account"
                 )));
             }
             Ok((parsed.to_string(), true))

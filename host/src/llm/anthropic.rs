@@ -52,11 +52,9 @@ impl Provider for AnthropicProvider {
     fn complete<'a>(&'a self, request: &'a Request) -> BoxFuture<'a, Result<Completion, LlmError>> {
         Box::pin(async move {
             let body = request_body(&self.model, request)?;
-            let json = self.transport.post_json(&self.headers, &body).await?;
-            parse_response(&json).map_err(|message| LlmError::InvalidResponse {
-                provider: self.name().to_owned(),
-                message,
-            })
+            self.transport
+                .post(&self.headers, &body, parse_response)
+                .await
         })
     }
 }

@@ -130,7 +130,9 @@ impl ModelChoice {
     }
 
     pub fn parse(name: &str) -> Result<ModelChoice, LlmError> {
-        let unsupported = || LlmError::Configuration(format!("Unsupported model: {name}"));
+        let unsupported = || LlmError::UnsupportedModel {
+            name: name.to_owned(),
+        };
         if let Some((prefix, model)) = name.split_once(':')
             && let Some(provider) = ProviderKind::from_prefix(prefix)
         {
@@ -266,7 +268,11 @@ mod tests {
             "unknown:model",
         ] {
             let err = ModelChoice::parse(name).unwrap_err();
-            assert_eq!(err.to_string(), format!("Unsupported model: {name}"));
+            let shown = err.to_string();
+            assert!(
+                shown.starts_with(&format!("Unsupported model: {name}. Choose ")),
+                "{shown}"
+            );
             assert_eq!(err.class(), crate::exit::ErrorClass::Configuration);
         }
     }

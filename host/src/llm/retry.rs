@@ -6,7 +6,7 @@ use std::time::{Duration, SystemTime};
 
 use reqwest::header::HeaderMap;
 
-use super::LlmSettings;
+use super::{LlmSettings, UNREADABLE_REPLY_RETRIES};
 
 /// Share of the backoff added at random on top of it.
 const JITTER_FRACTION: f64 = 0.25;
@@ -15,6 +15,13 @@ const JITTER_FRACTION: f64 = 0.25;
 /// included) are the server's own trouble. Everything else is final.
 pub(crate) fn is_retryable_status(status: u16) -> bool {
     matches!(status, 408 | 429) || (500..=599).contains(&status)
+}
+
+/// Whether a call may try again after `failed` failed attempts, of which
+/// `unreadable` brought a reply it could not read: while attempts remain, and
+/// only [`UNREADABLE_REPLY_RETRIES`] times for such replies.
+pub(crate) fn may_retry(max_attempts: u32, failed: u32, unreadable: u32) -> bool {
+    failed < max_attempts.max(1) && unreadable <= UNREADABLE_REPLY_RETRIES
 }
 
 /// The wait after `failed_attempts` failures: base, 2×base, 4×base, ...
@@ -125,6 +132,31 @@ mod tests {
         assert_eq!(retry_after(&headers(&[("retry-after", "soon")]), now), None);
         assert_eq!(retry_after(&headers(&[("retry-after", "-1")]), now), None);
         assert_eq!(retry_after(&HeaderMap::new(), now), None);
+    }
+
+    #[test]
+    fn unreadable_replies_are_retried_once_within_the_attempts_table() {
+        // (max attempts, failed, of which unreadable, may retry)
+        let cases = [
+            (3, 1, 0, true),
+            (3, 2, 0, true),
+            (3, 3, 0, false),
+            (3, 1, 1, true),
+            (3, 2, 2, false),
+            (3, 2, 1, true),
+            (3, 3, 1, false),
+            (1, 1, 1, false),
+            (0, 1, 0, false),
+            (5, 2, 2, false),
+            (5, 4, 1, true),
+        ];
+        for (max_attempts, failed, unreadable, want) in cases {
+            assert_eq!(
+                may_retry(max_attempts, failed, unreadable),
+                want,
+                "{max_attempts} attempts, {failed} failed, {unreadable} unreadable"
+            );
+        }
     }
 
     #[test]

@@ -15,6 +15,12 @@ pub const REQUEST_TIMEOUT: Duration = Duration::from_secs(60);
 pub const CONNECT_TIMEOUT: Duration = Duration::from_secs(10);
 /// Attempts per call, the first one included (seed 000 §3.2).
 pub const DEFAULT_MAX_ATTEMPTS: u32 = 3;
+/// Times a reply that was cut off or not in the provider's format is asked
+/// for again, within [`DEFAULT_MAX_ATTEMPTS`]. A reply cut off by a proxy or
+/// a restarting server usually comes whole the second time; one that is
+/// broken twice is most likely broken by design (a wrong base URL, a server
+/// that speaks another format), and more attempts would only bill more.
+pub const UNREADABLE_REPLY_RETRIES: u32 = 1;
 /// Wait after the first failed attempt; doubled after each further one.
 pub const BACKOFF_BASE: Duration = Duration::from_secs(1);
 /// Ceiling for the doubling (1 s, 2 s, 4 s, 4 s, ...), before jitter.
@@ -139,11 +145,11 @@ impl Endpoint {
             (None, Some(base)) => (base, choice.provider.base_url_env()),
             (None, None) => (choice.provider.default_base_url(), "default base URL"),
         };
-        let url = endpoint_url(base.trim(), format).map_err(|reason| {
-            LlmError::Configuration(format!(
-                "Invalid {source} '{}': {reason}",
-                without_credentials_str(base)
-            ))
+        let url = endpoint_url(base.trim(), format).map_err(|reason| LlmError::InvalidBaseUrl {
+            provider: choice.provider,
+            setting: source,
+            url: without_credentials_str(base),
+            reason,
         })?;
         let key = env.key(format).cloned();
         let local = is_local(&url);

@@ -29,7 +29,10 @@ pub(crate) fn prepared(tools: &[ToolSpec]) -> Result<Vec<(&ToolSpec, Value)>, Ll
 }
 
 fn invalid(name: &str, reason: &str) -> LlmError {
-    LlmError::Configuration(format!("Tool '{name}' {reason}"))
+    LlmError::InvalidTool {
+        name: name.to_owned(),
+        reason: reason.to_owned(),
+    }
 }
 
 /// Both APIs accept `^[a-zA-Z0-9_-]{1,64}$`. Renaming would mean mapping
@@ -163,9 +166,10 @@ mod tests {
             tool("click", json!({})),
         ])
         .unwrap_err();
-        assert_eq!(
-            err.to_string(),
-            "Tool 'click' is offered twice; tool names must be unique"
+        assert!(
+            err.to_string()
+                .starts_with("Tool 'click' is offered twice; tool names must be unique. Fix "),
+            "{err}"
         );
     }
 }

@@ -1,6 +1,8 @@
-//! One JSON POST with the retry policy around it, shared by both providers.
-//! Everything a server says is redacted (the key replaced by `***`) before it
-//! can become part of an error.
+//! One JSON POST with the retry policy around it, shared by both providers,
+//! up to the provider's reading of the reply: a reply that cannot be read is
+//! a failed attempt like a 5xx, however far it got. Everything a server says
+//! is redacted (the key replaced by `***`) before it can become part of an
+//! error.
 
 use std::time::{Duration, SystemTime};
 
@@ -25,12 +27,23 @@ pub(crate) struct Transport {
 /// Why one attempt failed, and whether another one may succeed.
 enum AttemptError {
     Retry {
-        /// `None` when no HTTP answer came back at all.
-        status: Option<u16>,
+        failure: Transient,
         message: String,
         retry_after: Option<Duration>,
     },
     Final(LlmError),
+}
+
+/// A failure another attempt may not meet.
+#[derive(Debug, Clone, Copy)]
+enum Transient {
+    /// No HTTP answer came back at all.
+    NoAnswer,
+    /// 408, 429 or 5xx.
+    Status(u16),
+    /// A 2xx whose body broke off, was not JSON, or was not the provider's
+    /// shape; retried only [`super::UNREADABLE_REPLY_RETRIES`] times.
+    UnreadableReply,
 }
 
 impl Transport {
@@ -49,11 +62,9 @@ impl Transport {
             // A system proxy cannot reach the user's own Ollama or test server.
             builder = builder.no_proxy();
         }
-        let client = builder.build().map_err(|e| {
-            LlmError::Configuration(format!(
-                "Cannot set up the HTTP client: {}",
-                error_chain(&e)
-            ))
+        let client = builder.build().map_err(|e| LlmError::HttpSetup {
+            action: "set up the HTTP client".to_owned(),
+            message: error_chain(&e),
         })?;
         Ok(Transport {
             client,
@@ -70,24 +81,29 @@ impl Transport {
     /// A header value holding the key, marked sensitive so that reqwest and
     /// hyper never print it.
     pub fn secret_header(&self, value: &str) -> Result<HeaderValue, LlmError> {
-        let mut header = HeaderValue::from_str(value).map_err(|_| {
-            LlmError::Configuration(format!(
-                "{} contains characters that cannot be sent in an HTTP header",
-                self.provider.key_env()
-            ))
+        let mut header = HeaderValue::from_str(value).map_err(|_| LlmError::InvalidKey {
+            provider: self.provider,
         })?;
         header.set_sensitive(true);
         Ok(header)
     }
 
-    /// POSTs `body` with the retry policy; returns the parsed JSON of a 2xx.
-    pub async fn post_json(&self, headers: &HeaderMap, body: &Value) -> Result<Value, LlmError> {
-        let bytes = serde_json::to_vec(body).map_err(|e| LlmError::InvalidResponse {
-            provider: self.provider.to_string(),
-            message: format!("cannot encode the request: {e}"),
+    /// POSTs `body` with the retry policy and returns what `read` makes of
+    /// the JSON of a 2xx. `read` runs inside the retry loop, so a reply in
+    /// the wrong shape is retried like one cut off mid-JSON.
+    pub async fn post<T>(
+        &self,
+        headers: &HeaderMap,
+        body: &Value,
+        read: fn(&Value) -> Result<T, String>,
+    ) -> Result<T, LlmError> {
+        let bytes = serde_json::to_vec(body).map_err(|e| LlmError::HttpSetup {
+            action: format!("encode the {} request", self.provider),
+            message: e.to_string(),
         })?;
         let attempts = self.settings.max_attempts.max(1);
         let mut failed = 0;
+        let mut unreadable = 0;
         loop {
             tracing::debug!(
                 provider = %self.provider,
@@ -97,25 +113,28 @@ impl Transport {
                 "model request"
             );
             let attempt =
-                tokio::time::timeout(self.settings.timeout, self.attempt(headers, &bytes));
-            let (status, message, retry_after) = match attempt.await {
-                Ok(Ok(json)) => return Ok(json),
+                tokio::time::timeout(self.settings.timeout, self.attempt(headers, &bytes, read));
+            let (failure, message, retry_after) = match attempt.await {
+                Ok(Ok(reply)) => return Ok(reply),
                 Ok(Err(AttemptError::Final(error))) => return Err(error),
                 Ok(Err(AttemptError::Retry {
-                    status,
+                    failure,
                     message,
                     retry_after,
-                })) => (status, message, retry_after),
+                })) => (failure, message, retry_after),
                 Err(_elapsed) => {
                     return Err(LlmError::Timeout {
-                        provider: self.provider.to_string(),
+                        provider: self.provider,
                         timeout: self.settings.timeout,
                     });
                 }
             };
             failed += 1;
+            if matches!(failure, Transient::UnreadableReply) {
+                unreadable += 1;
+            }
             let too_long = retry_after.filter(|asked| *asked > MAX_RETRY_AFTER);
-            if failed >= attempts || too_long.is_some() {
+            if !retry::may_retry(attempts, failed, unreadable) || too_long.is_some() {
                 let message = match too_long {
                     Some(asked) => format!(
                         "{message} (the server asked to retry after {}s)",
@@ -123,12 +142,12 @@ impl Transport {
                     ),
                     None => message,
                 };
-                return Err(self.exhausted(status, failed, message));
+                return Err(self.exhausted(failure, failed, message));
             }
             let wait = retry::delay(&self.settings, failed, retry_after);
             tracing::warn!(
                 provider = %self.provider,
-                status = status.unwrap_or(0),
+                failure = ?failure,
                 attempt = failed,
                 wait_ms = u64::try_from(wait.as_millis()).unwrap_or(u64::MAX),
                 error = %message,
@@ -138,7 +157,12 @@ impl Transport {
         }
     }
 
-    async fn attempt(&self, headers: &HeaderMap, body: &[u8]) -> Result<Value, AttemptError> {
+    async fn attempt<T>(
+        &self,
+        headers: &HeaderMap,
+        body: &[u8],
+        read: fn(&Value) -> Result<T, String>,
+    ) -> Result<T, AttemptError> {
         let response = self
             .client
             .post(self.endpoint.url.clone())
@@ -149,30 +173,44 @@ impl Transport {
             .await
             .map_err(|e| self.send_error(e))?;
         let status = response.status().as_u16();
+        let success = (200..300).contains(&status);
         let retry_after = retry::retry_after(response.headers(), SystemTime::now());
-        let text = response.text().await.map_err(|e| self.send_error(e))?;
+        let text = match response.text().await {
+            Ok(text) => text,
+            // The server answered and the reply broke off: it is the reply
+            // that cannot be read, not the server that cannot be reached.
+            Err(e) if success => {
+                return Err(self.unreadable(&error_chain(&e.without_url())));
+            }
+            Err(e) => return Err(self.send_error(e)),
+        };
         tracing::debug!(provider = %self.provider, status, bytes = text.len(), "model response");
-        if (200..300).contains(&status) {
-            return serde_json::from_str(&text).map_err(|e| {
-                AttemptError::Final(LlmError::InvalidResponse {
-                    provider: self.provider.to_string(),
-                    message: format!("{e}; body: {}", self.clean(&text)),
-                })
-            });
+        if success {
+            let json: Value = serde_json::from_str(&text)
+                .map_err(|e| self.unreadable(&format!("{e}; body: {text}")))?;
+            return read(&json).map_err(|message| self.unreadable(&message));
         }
         let message = self.clean(&server_message(&text));
         if retry::is_retryable_status(status) {
             Err(AttemptError::Retry {
-                status: Some(status),
+                failure: Transient::Status(status),
                 message,
                 retry_after,
             })
         } else {
             Err(AttemptError::Final(LlmError::Rejected {
-                provider: self.provider.to_string(),
+                provider: self.provider,
                 status,
                 message,
             }))
+        }
+    }
+
+    fn unreadable(&self, cause: &str) -> AttemptError {
+        AttemptError::Retry {
+            failure: Transient::UnreadableReply,
+            message: self.clean(cause),
+            retry_after: None,
         }
     }
 
@@ -180,32 +218,38 @@ impl Transport {
         let builder = error.is_builder();
         let message = self.clean(&error_chain(&error.without_url()));
         if builder {
-            return AttemptError::Final(LlmError::Configuration(format!(
-                "Cannot build the {} request: {message}",
-                self.provider
-            )));
+            return AttemptError::Final(LlmError::HttpSetup {
+                action: format!("build the {} request", self.provider),
+                message,
+            });
         }
         AttemptError::Retry {
-            status: None,
+            failure: Transient::NoAnswer,
             message,
             retry_after: None,
         }
     }
 
-    fn exhausted(&self, status: Option<u16>, attempts: u32, message: String) -> LlmError {
-        let provider = self.provider.to_string();
-        match status {
-            Some(status) => LlmError::Unavailable {
+    fn exhausted(&self, failure: Transient, attempts: u32, message: String) -> LlmError {
+        let provider = self.provider;
+        match failure {
+            Transient::Status(status) => LlmError::Unavailable {
                 provider,
                 status,
                 attempts,
                 message,
             },
-            None => LlmError::Unreachable {
+            Transient::NoAnswer => LlmError::Unreachable {
                 provider,
                 url: self.endpoint.display.clone(),
                 attempts,
                 message,
+            },
+            Transient::UnreadableReply => LlmError::UnreadableReply {
+                provider,
+                url: self.endpoint.display.clone(),
+                attempts,
+                cause: message,
             },
         }
     }

@@ -79,7 +79,7 @@ impl Index {
             let mut ids: Vec<&str> = self.plugins.iter().map(|e| e.id.as_str()).collect();
             ids.dedup();
             return Err(format!(
-                "the index has no plugin '{id}' (it has: {})",
+                "the index has no plugin '{id}' (it has: {}); check the id",
                 if ids.is_empty() {
                     "none".to_owned()
                 } else {

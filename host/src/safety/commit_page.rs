@@ -56,6 +56,10 @@ pub fn is_actionable(element: &Element) -> bool {
     ACTIONABLE_ROLES.contains(&element.role.as_str())
 }
 
+/// The host's reason when the plugin is what asks; the plugin's own words
+/// are shown apart, under its name (see `ApprovalRequest::plugin_says`).
+pub const PLUGIN_ASKS: &str = "the service's plugin asks before this action";
+
 /// Why acting on `element` needs a yes by itself (the commit-page rule
 /// aside), or `None`. `extra` holds words the action carries: text typed, an
 /// option chosen.
@@ -92,7 +96,7 @@ pub fn element_needs_yes(
         }
     }
     match plugin {
-        PluginAnswer::Ask(reason) => Some(reason.clone()),
+        PluginAnswer::Ask(_) => Some(PLUGIN_ASKS.into()),
         PluginAnswer::Failed(why) => Some(format!(
             "the service plugin could not judge it ({why}), so asking to be safe"
         )),
@@ -341,7 +345,9 @@ mod tests {
         let answers = vec![PluginAnswer::Ask("saving changes the plan".into())];
         let found = commit_page(&snapshot, PlanKnowledge::Marked(&plan), &answers).unwrap();
         assert_eq!(found.because_of, "button \"Save\"");
-        assert_eq!(found.reason, "saving changes the plan");
+        // The host says the plugin asks; the plugin's own words go on the prompt
+        // apart, under its name.
+        assert_eq!(found.reason, PLUGIN_ASKS);
     }
 
     #[test]

@@ -174,7 +174,7 @@ pub fn load(path: &Path) -> Result<Vec<Step>> {
         .map_err(|e| Error::io("cannot read the walk file", path, e))?;
     parse(&text).map_err(|e| {
         Error::Configuration(format!(
-            "the walk file {} cannot be used: {e}",
+            "the walk file {} cannot be used: {e}; fix it (run `subterminator plugin record --help` for its format)",
             path.display()
         ))
     })

@@ -158,3 +158,42 @@ async fn completions_and_help() {
         assert!(out.contains("Examples:"), "{command}: {out}");
     }
 }
+
+/// Escape sequences in what a command wrote to stderr.
+fn escapes(bytes: &[u8]) -> usize {
+    bytes.iter().filter(|b| **b == 0x1b).count()
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn logs_are_coloured_only_on_a_terminal_and_never_with_no_color() {
+    let home = tempfile::tempdir().unwrap();
+    // `-vv services` logs a few debug lines from the plugin loader.
+    let args = ["-vv", "services"];
+    let mut piped = e2e::command(home.path());
+    piped.args(args).env_remove("NO_COLOR");
+    let out = e2e::run(piped, "").await.unwrap();
+    assert!(out.stderr.len() > 100, "some logs were written");
+    assert_eq!(escapes(&out.stderr), 0, "a pipe gets no colour");
+
+    // On a terminal (script gives one; its stdout carries stderr too) the
+    // same logs are coloured, unless NO_COLOR says not to.
+    let mut terminal = e2e::on_terminal(home.path(), &args);
+    terminal.env_remove("NO_COLOR");
+    let out = e2e::run(terminal, "").await.unwrap();
+    assert!(escapes(&out.stdout) > 0, "a terminal gets colour");
+    let terminal = e2e::on_terminal(home.path(), &args);
+    let out = e2e::run(terminal, "").await.unwrap();
+    assert_eq!(escapes(&out.stdout), 0, "NO_COLOR=1 is honoured");
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn services_columns_line_up_whatever_the_length_of_a_name() {
+    let (code, out, err) = run(&["services"], &[]).await;
+    assert_eq!(code, Some(0), "{err}");
+    let lines: Vec<&str> = out.lines().collect();
+    let at = |line: &str, word: &str| line.find(word).map(|i| line[..i].chars().count());
+    let api = at(lines[0], "API").unwrap();
+    for line in &lines[1..] {
+        assert_eq!(at(line, "0.2.0"), Some(api), "{out}");
+    }
+}

@@ -1,7 +1,7 @@
 //! The model layer against the scripted model server, in both providers'
 //! formats: what goes out (headers, tools, pairing over several turns), what
 //! comes back (as data, whatever the model says), and failures (timeouts,
-//! retries, rejected keys) without the key ever showing.
+//! retries, replies cut off, rejected keys) without the key ever showing.
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
 use std::collections::BTreeSet;
@@ -11,7 +11,7 @@ use serde_json::{Value, json};
 use subterminator::ErrorClass;
 use subterminator::llm::{
     ApiKey, Completion, LlmError, LlmSettings, Message, ModelChoice, NOT_EXECUTED, Provider,
-    ProviderEnv, Request, ToolSpec, Usage, connect,
+    ProviderEnv, Request, ToolSpec, UNREADABLE_REPLY_RETRIES, Usage, connect,
 };
 use subterminator_tests::model_server::{Api, ModelServer, RecordedRequest, Reply};
 
@@ -429,6 +429,184 @@ async fn five_hundred_three_times_gives_up_after_three_attempts() {
     }
 }
 
+/// The ways a 200 can fail to be read, each built for one provider's key
+/// (so a server echoing it can be caught).
+type Broken = fn(&str) -> Reply;
+
+const BROKEN_REPLIES: [(&str, Broken); 5] = [
+    ("JSON cut off mid-body", |_| {
+        Reply::truncated(Reply::text("fine"))
+    }),
+    ("connection dropped mid-body", |_| {
+        Reply::dropped(Reply::text("fine"))
+    }),
+    ("not JSON", |_| {
+        Reply::body("<html><body>502 Bad Gateway</body></html>")
+    }),
+    ("JSON in neither format", |_| {
+        Reply::body(r#"{"result": "ok"}"#)
+    }),
+    ("neither format, echoing the key", |key| {
+        Reply::body(&format!(r#"{{"echo": "{key}"}}"#))
+    }),
+];
+
+fn key_of(model: &str) -> &'static str {
+    if model == CLAUDE {
+        ANTHROPIC_KEY
+    } else {
+        OPENAI_KEY
+    }
+}
+
+/// The URL a model's requests go to, as errors show it.
+fn endpoint(model: &str, server: &ModelServer) -> String {
+    if model == CLAUDE {
+        format!("{}/v1/messages", server.anthropic_base_url())
+    } else {
+        format!("{}/chat/completions", server.openai_base_url())
+    }
+}
+
+#[tokio::test]
+async fn an_unreadable_reply_is_retried_once_table() {
+    // A second broken reply ends the call: the third reply is never asked for.
+    let tries = 1 + UNREADABLE_REPLY_RETRIES as usize;
+    assert_eq!(tries, 2);
+    for model in BOTH {
+        for (name, broken) in BROKEN_REPLIES {
+            let broken = || broken(key_of(model));
+            let case = format!("{model}, {name}");
+
+            let server = ModelServer::scripted(vec![broken(), Reply::text("fine")])
+                .await
+                .unwrap();
+            let completion = complete(provider(model, &server, &fast()).as_ref(), goal())
+                .await
+                .unwrap_or_else(|err| panic!("{case}: {err}"));
+            assert_eq!(completion.text.as_deref(), Some("fine"), "{case}");
+            assert_eq!(server.request_count(), tries, "{case}");
+
+            let server = ModelServer::scripted(vec![broken(), broken(), Reply::text("fine")])
+                .await
+                .unwrap();
+            let err = complete(provider(model, &server, &fast()).as_ref(), goal())
+                .await
+                .unwrap_err();
+            assert!(
+                matches!(err, LlmError::UnreadableReply { attempts: 2, .. }),
+                "{case}: {err:?}"
+            );
+            assert_eq!(server.request_count(), tries, "{case}");
+            assert_eq!(err.class(), ErrorClass::Connection, "{case}");
+            let shown = err.to_string();
+            assert!(
+                shown.contains("sent a reply that was cut off or not in its format (2 attempts)"),
+                "{case}: {shown}"
+            );
+            assert!(
+                shown.ends_with(&format!(
+                    "Check the server at {} (base URL: --base-url, base-url in the config file, \
+                     or {}) or try again.",
+                    endpoint(model, &server),
+                    if model == CLAUDE {
+                        "ANTHROPIC_BASE_URL"
+                    } else {
+                        "OPENAI_BASE_URL"
+                    }
+                )),
+                "{case}: {shown}"
+            );
+            assert_no_key(&err);
+        }
+    }
+}
+
+/// How a call ends.
+#[derive(Debug, Clone, Copy)]
+enum Outcome {
+    Answer,
+    Unavailable { attempts: u32 },
+    Unreadable { attempts: u32 },
+    Rejected,
+}
+
+#[tokio::test]
+async fn unreadable_replies_share_the_attempts_with_other_failures_table() {
+    let cut = || Reply::truncated(Reply::text("fine"));
+    // (case, script, outcome, requests made)
+    let cases: Vec<(&str, Vec<Reply>, Outcome, usize)> = vec![
+        (
+            "cut off, then a 500, then an answer",
+            vec![cut(), Reply::status(500, "oops"), Reply::text("fine")],
+            Outcome::Answer,
+            3,
+        ),
+        (
+            "a 503, then cut off, then an answer",
+            vec![Reply::status(503, "busy"), cut(), Reply::text("fine")],
+            Outcome::Answer,
+            3,
+        ),
+        (
+            "cut off, then 5xx until the attempts run out",
+            vec![
+                cut(),
+                Reply::status(503, "busy"),
+                Reply::status(500, "oops"),
+                Reply::text("never"),
+            ],
+            Outcome::Unavailable { attempts: 3 },
+            3,
+        ),
+        (
+            "a 500, then cut off twice",
+            vec![
+                Reply::status(500, "oops"),
+                cut(),
+                cut(),
+                Reply::text("never"),
+            ],
+            Outcome::Unreadable { attempts: 3 },
+            3,
+        ),
+        (
+            "cut off, then a 401",
+            vec![
+                cut(),
+                Reply::status(401, "invalid x-api-key"),
+                Reply::text("never"),
+            ],
+            Outcome::Rejected,
+            2,
+        ),
+    ];
+    for model in BOTH {
+        for (name, script, outcome, requests) in cases.clone() {
+            let case = format!("{model}, {name}");
+            let server = ModelServer::scripted(script).await.unwrap();
+            let got = complete(provider(model, &server, &fast()).as_ref(), goal()).await;
+            let as_wanted = match (&got, outcome) {
+                (Ok(completion), Outcome::Answer) => completion.text.as_deref() == Some("fine"),
+                (
+                    Err(LlmError::Unavailable {
+                        status, attempts, ..
+                    }),
+                    Outcome::Unavailable { attempts: want },
+                ) => *status == 500 && *attempts == want,
+                (
+                    Err(LlmError::UnreadableReply { attempts, .. }),
+                    Outcome::Unreadable { attempts: want },
+                ) => *attempts == want,
+                (Err(LlmError::Rejected { status, .. }), Outcome::Rejected) => *status == 401,
+                _ => false,
+            };
+            assert!(as_wanted, "{case}: got {got:?}, want {outcome:?}");
+            assert_eq!(server.request_count(), requests, "{case}");
+        }
+    }
+}
+
 #[tokio::test]
 async fn unauthorized_fails_at_once_with_the_providers_message() {
     for model in BOTH {
@@ -728,7 +906,10 @@ async fn a_missing_key_is_the_seeds_configuration_error() {
         "{err}"
     );
     let err = ModelChoice::resolve(Some("llama3"), None, None).unwrap_err();
-    assert_eq!(err.to_string(), "Unsupported model: llama3");
+    assert_eq!(
+        err.to_string(),
+        format!("Unsupported model: llama3. {}", err.fix())
+    );
     assert_eq!(server.request_count(), 0);
 }
 

@@ -20,12 +20,13 @@ use crate::text::sanitize;
 
 #[derive(Debug, Args)]
 #[command(after_help = "Examples:\n  \
-    subterminator plugin install ./acme                       a plugin folder (Rust crates are built first)\n  \
-    subterminator plugin install ./acme/service.toml          a declarative service\n  \
-    subterminator plugin install acme.wasm --sha256 9f86d0…   pin the bytes you expect\n  \
-    subterminator plugin install https://example.org/acme.wasm --sha256 9f86d0…\n  \
-    subterminator plugin install acme                         look the id up in the configured index\n  \
-    subterminator plugin install ./netflix --replace --yes    take a bundled plugin's place, unasked")]
+    subterminator plugin install ./acme                      a folder; a Rust crate is built first\n  \
+    subterminator plugin install ./acme/service.toml         a declarative service\n  \
+    subterminator plugin install acme.wasm --sha256 9f86d0…  pin the bytes you expect\n  \
+    subterminator plugin install https://example.org/acme.wasm --sha256 9f86d0…  a download\n  \
+    subterminator plugin install acme                        look the id up in the configured index\n  \
+    subterminator plugin install ./netflix --replace --yes   take a bundled plugin's place, unasked\n  \
+    subterminator plugin install ./acme --yes --json         unasked; one JSON object out")]
 pub struct InstallArgs {
     /// A .wasm, a service.toml, a plugin folder, an https URL, or an id from the index set in the config's `[plugins] index`.
     pub what: String,
@@ -129,7 +130,7 @@ async fn resolve(args: &InstallArgs, dirs: &Dirs, json: bool) -> Result<Candidat
         let path = path.to_path_buf();
         return tokio::task::spawn_blocking(move || source::local(&path, json))
             .await
-            .map_err(|e| Error::Configuration(format!("building the plugin failed: {e}")))?;
+            .map_err(|e| Error::Configuration(format!("building the plugin failed: {e}; this is a bug in subterminator: please report it")))?;
     }
     let looks_like_id = !args.what.is_empty()
         && args
@@ -162,7 +163,11 @@ async fn load_with_registry(dirs: &Dirs, candidate: &Candidate) -> Result<(Plugi
     let candidate = candidate.clone();
     let plugin = tokio::task::spawn_blocking(move || load_candidate(&candidate))
         .await
-        .map_err(|e| Error::Configuration(format!("loading the plugin failed: {e}")))??;
+        .map_err(|e| {
+            Error::Configuration(format!(
+                "loading the plugin failed: {e}; this is a bug in subterminator: please report it"
+            ))
+        })??;
     Ok((plugin, registry))
 }
 

@@ -10,7 +10,8 @@ use crate::paths::Dirs;
 use crate::plugin::{Manifest, PluginError, PluginSource, ServiceEntry};
 
 #[derive(Debug, Args)]
-#[command(after_help = "Examples:\n  subterminator plugin remove acme")]
+#[command(after_help = "Examples:\n  \
+    subterminator plugin remove acme    remove an installed plugin (a bundled one comes back)")]
 pub struct RemoveArgs {
     /// The installed plugin's id.
     pub id: String,
@@ -89,9 +90,9 @@ pub async fn list(dirs: &Dirs, json: bool) -> Result<u8> {
 }
 
 #[derive(Debug, Args)]
-#[command(
-    after_help = "Examples:\n  subterminator plugin info netflix\n  subterminator plugin info acme --json"
-)]
+#[command(after_help = "Examples:\n  \
+    subterminator plugin info netflix          where it came from, its hash, and what it may do\n  \
+    subterminator plugin info acme --json      the same as one JSON object")]
 pub struct InfoArgs {
     /// The plugin's id.
     pub id: String,

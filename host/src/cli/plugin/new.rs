@@ -10,9 +10,10 @@ use crate::scaffold::{self, Kind, Sdk};
 
 #[derive(Debug, Args)]
 #[command(after_help = "Examples:\n  \
-    subterminator plugin new acme-tv\n  \
-    subterminator plugin new acme-tv --declarative\n  \
-    subterminator plugin new acme-tv --dir plugins/acme-tv --sdk ../subterminator/sdk")]
+    subterminator plugin new acme-tv                              a Rust crate in ./acme-tv\n  \
+    subterminator plugin new acme-tv --declarative                a service.toml: no toolchain needed\n  \
+    subterminator plugin new acme-tv --dir plugins/acme-tv        in that folder\n  \
+    subterminator plugin new acme-tv --sdk ../subterminator/sdk   against a local SDK checkout")]
 pub struct NewArgs {
     /// The new service's id: 1-64 characters of a-z, 0-9 and '-'.
     pub id: String,

@@ -12,6 +12,7 @@ use clap::Args;
 use crate::approval::Console;
 use crate::browser::{Browser, BrowserError, BrowserOptions, UserData, tools};
 use crate::cli::session;
+use crate::cli::table::print_table;
 use crate::config::Config;
 use crate::error::{Error, Result};
 use crate::page::Snapshot;
@@ -56,9 +57,9 @@ lists what the page had. Unknown keys are refused.
 
 #[derive(Debug, Args)]
 #[command(after_help = "Examples:\n  \
-        subterminator plugin record acme-tv --start-url https://www.acme.tv/account\n  \
-        subterminator plugin record acme-tv --start-url https://www.acme.tv/account --out .\n  \
-        subterminator plugin record acme-tv --start-url http://127.0.0.1:8000/ --headless --walk walk.toml")]
+        subterminator plugin record acme --start-url https://acme.tv/account  walk it by hand\n  \
+        subterminator plugin record acme --start-url https://acme.tv/account --out .  into ./fixtures\n  \
+        subterminator plugin record acme --start-url https://acme.tv/ --walk w.toml --headless  scripted")]
 pub struct RecordArgs {
     /// The plugin's id; the default folder is ./<id>.
     pub id: String,
@@ -427,24 +428,13 @@ fn report(id: &str, out: &Path, saved: &[Saved], stop: Option<&Stop>, json: bool
             ]
         })
         .collect();
-    let width = |i: usize| {
-        rows.iter()
-            .map(|r| r[i].chars().count())
-            .chain([["FIXTURE", "TITLE"][i].len()])
-            .max()
-            .unwrap_or(0)
-    };
-    let (file_width, title_width) = (width(0), width(1));
     anstream::println!(
         "\nSaved {} page{} in {}:",
         saved.len(),
         if saved.len() == 1 { "" } else { "s" },
         out.display()
     );
-    anstream::println!("  {:file_width$}  {:title_width$}  URL", "FIXTURE", "TITLE");
-    for [file, title, url] in &rows {
-        anstream::println!("  {file:file_width$}  {title:title_width$}  {url}");
-    }
+    print_table(&["FIXTURE", "TITLE", "URL"], &rows);
     anstream::println!(
         "\nNext: fill in the [expect] section of each .toml, then run `subterminator plugin test {}`.",
         out.display()

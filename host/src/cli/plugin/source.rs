@@ -60,7 +60,7 @@ fn file(path: &Path) -> Result<Candidate> {
         .len();
     if size > COMPONENT_SIZE_LIMIT_BYTES {
         return Err(PluginError::Install(format!(
-            "{}: {size} bytes is over the {} MiB plugin limit",
+            "{}: {size} bytes is over the {} MiB plugin limit; check that this is the plugin you meant",
             path.display(),
             COMPONENT_SIZE_LIMIT_BYTES / (1024 * 1024)
         ))
@@ -98,8 +98,9 @@ pub fn parse_url(what: &str) -> Option<Result<url::Url>> {
 }
 
 fn check_url(what: &str) -> Result<url::Url> {
-    let url = url::Url::parse(what)
-        .map_err(|e| PluginError::Install(format!("{what:?} is not a URL: {e}")))?;
+    let url = url::Url::parse(what).map_err(|e| {
+        PluginError::Install(format!("{what:?} is not a URL: {e}; check the address"))
+    })?;
     let loopback = url.host_str().is_some_and(is_loopback);
     if url.scheme() != "https" && !(url.scheme() == "http" && loopback) {
         return Err(PluginError::Install(format!(
@@ -175,7 +176,7 @@ pub async fn from_url(url: &url::Url) -> Result<Candidate> {
 pub async fn from_index(location: &str, id: &str, supported: &[&str]) -> Result<Candidate> {
     let text = match parse_url(location) {
         Some(url) => String::from_utf8(download(&url?).await?).map_err(|_| {
-            PluginError::Install(format!("the plugin index at {location} is not UTF-8 text"))
+            PluginError::Install(format!("the plugin index at {location} is not UTF-8 text; check the index URL in the config's [plugins] index"))
         })?,
         None => std::fs::read_to_string(location)
             .map_err(|e| Error::io("cannot read the plugin index", Path::new(location), e))?,
@@ -193,7 +194,10 @@ pub async fn from_index(location: &str, id: &str, supported: &[&str]) -> Result<
         None => match parse_url(location) {
             Some(base) => {
                 let url = base?.join(&entry.url).map_err(|e| {
-                    PluginError::Install(format!("index entry url {:?}: {e}", entry.url))
+                    PluginError::Install(format!(
+                        "index entry url {:?}: {e}; fix the index at {location}",
+                        entry.url
+                    ))
                 })?;
                 download(&check_url(url.as_str())?).await?
             }

@@ -14,7 +14,7 @@ use crate::fixture::{self, CheckRow};
 
 #[derive(Debug, Args)]
 #[command(after_help = "Examples:\n  \
-    subterminator plugin test .                    the plugin folder you are in (a Rust crate is built first)\n  \
+    subterminator plugin test .                    the plugin here; a Rust crate is built first\n  \
     subterminator plugin test ./acme/service.toml  a declarative service and the fixtures/ beside it\n  \
     subterminator plugin test acme.wasm --json     a built component; one JSON object out")]
 pub struct TestArgs {
@@ -27,7 +27,11 @@ pub async fn run(args: TestArgs, json: bool) -> Result<u8> {
     let path = args.path.clone();
     let (rows, fixtures_dir) = tokio::task::spawn_blocking(move || check(&path, json))
         .await
-        .map_err(|e| Error::Configuration(format!("testing the plugin failed: {e}")))??;
+        .map_err(|e| {
+            Error::Configuration(format!(
+                "testing the plugin failed: {e}; this is a bug in subterminator: please report it"
+            ))
+        })??;
     let failed = rows.iter().filter(|r| !r.pass).count();
     if json {
         println!(
