@@ -186,17 +186,40 @@ pub async fn run(cli: Cli) -> Result<u8> {
     }
 }
 
+/// The plugin engine with the compiled-component cache, or without one when
+/// the cache cannot be opened. Every command that loads plugins uses it, so
+/// a component (the interpreter above all) is compiled once per machine.
+pub fn plugin_engine(dirs: &Dirs) -> Result<PluginEngine> {
+    Ok(match ComponentCache::open(&dirs.plugin_cache()) {
+        Ok(cache) => PluginEngine::with_cache(cache)?,
+        Err(e) => {
+            tracing::warn!("{e}; compiling plugins without a cache");
+            PluginEngine::new()?
+        }
+    })
+}
+
+/// What failed to load, for `--json` listings.
+pub fn broken_json(registry: &Registry) -> Vec<serde_json::Value> {
+    registry
+        .broken()
+        .iter()
+        .map(|(name, e)| serde_json::json!({ "plugin": name, "error": e.to_string() }))
+        .collect()
+}
+
+/// What failed to load, on stderr, after a human listing.
+pub fn print_broken(registry: &Registry) {
+    for (name, e) in registry.broken() {
+        anstream::eprintln!("not loaded: {name}: {e}");
+    }
+}
+
 /// Loads every plugin off the async workers (wasmtime must not run on them).
 pub async fn load_registry(dirs: &Dirs) -> Result<Registry> {
     let dirs = dirs.clone();
     tokio::task::spawn_blocking(move || {
-        let engine = match ComponentCache::open(&dirs.plugin_cache()) {
-            Ok(cache) => PluginEngine::with_cache(cache)?,
-            Err(e) => {
-                tracing::warn!("{e}; compiling plugins without a cache");
-                PluginEngine::new()?
-            }
-        };
+        let engine = plugin_engine(&dirs)?;
         Ok(Registry::load(&engine, Some(&dirs.installed_plugins())))
     })
     .await

@@ -175,6 +175,9 @@ pub fn alive(pid: u32) -> bool {
 /// Installs the component at `wasm` as plugin `id` in the home under `home`,
 /// with a manifest entry as `plugin install` would write, so the binary loads
 /// it (a file the manifest does not list is refused).
+/// The entry's version and API are placeholders: the host checks only the
+/// file's SHA-256 at load, and loading the plugin here to read them would
+/// compile it once per end-to-end run.
 pub fn install_component(home: &Path, id: &str, wasm: &str) -> anyhow::Result<()> {
     use subterminator::plugin::{InstalledPlugin, Manifest, PluginKind, sha256_hex};
     let dir = home.join("data/plugins");

@@ -56,7 +56,7 @@ pub async fn run(action: PluginAction, dirs: &Dirs, json: bool) -> Result<u8> {
     match action {
         PluginAction::New(args) => new::run(args, json),
         PluginAction::Record(args) => record::run(args, dirs, json).await,
-        PluginAction::Test(args) => test::run(args, json).await,
+        PluginAction::Test(args) => test::run(args, dirs, json).await,
         PluginAction::Install(args) => install::install(args, dirs, json).await,
         PluginAction::List => manage::list(dirs, json).await,
         PluginAction::Info(args) => manage::info(args, dirs, json).await,

@@ -32,11 +32,7 @@ pub fn list(registry: &Registry, json: bool) -> Result<u8> {
                 })
             })
             .collect();
-        let broken: Vec<_> = registry
-            .broken()
-            .iter()
-            .map(|(name, e)| serde_json::json!({ "plugin": name, "error": e.to_string() }))
-            .collect();
+        let broken = super::broken_json(registry);
         println!(
             "{}",
             serde_json::json!({ "services": services, "broken": broken })
@@ -66,9 +62,7 @@ pub fn list(registry: &Registry, json: bool) -> Result<u8> {
         })
         .collect();
     super::table::print_table(&["ID", "NAME", "VERSION", "SHA256", "SOURCE", "API"], &rows);
-    for (name, e) in registry.broken() {
-        anstream::eprintln!("not loaded: {name}: {e}");
-    }
+    super::print_broken(registry);
     Ok(0)
 }
 

@@ -47,9 +47,11 @@ impl PluginKind {
         }
     }
 
-    /// What the bytes are: a component starts with the wasm magic number.
-    pub fn sniff(bytes: &[u8]) -> Self {
-        if bytes.starts_with(b"\0asm") {
+    /// What a plugin named `name` (a path or URL) with these bytes is: a
+    /// `.toml` name is a service file; otherwise a component starts with the
+    /// wasm magic number, and anything else is taken as a service file.
+    pub fn of(name: &str, bytes: &[u8]) -> Self {
+        if !name.ends_with(".toml") && bytes.starts_with(b"\0asm") {
             PluginKind::Component
         } else {
             PluginKind::Declarative
@@ -361,14 +363,16 @@ mod tests {
     }
 
     #[test]
-    fn kinds_are_told_apart_by_their_bytes() {
-        assert_eq!(
-            PluginKind::sniff(b"\0asm\x0d\0\x01\0"),
-            PluginKind::Component
-        );
-        assert_eq!(
-            PluginKind::sniff(b"api = \"0.2.0\""),
-            PluginKind::Declarative
-        );
+    fn kinds_are_told_apart_by_name_and_bytes() {
+        let wasm = b"\0asm\x0d\0\x01\0";
+        let cases: [(&str, &[u8], PluginKind); 4] = [
+            ("acme.wasm", wasm, PluginKind::Component),
+            ("https://x.test/acme", wasm, PluginKind::Component),
+            ("acme.wasm", b"api = \"0.2.0\"", PluginKind::Declarative),
+            ("acme.toml", wasm, PluginKind::Declarative),
+        ];
+        for (name, bytes, want) in cases {
+            assert_eq!(PluginKind::of(name, bytes), want, "{name}");
+        }
     }
 }

@@ -13,8 +13,8 @@ use crate::config::Config;
 use crate::error::{Error, Result};
 use crate::paths::Dirs;
 use crate::plugin::{
-    InstalledPlugin, Manifest, Plugin, PluginEngine, PluginError, PluginKind, PluginSource,
-    Registry, ServiceEntry, is_sha256_hex, load_declarative, sha256_hex,
+    InstalledPlugin, Manifest, Plugin, PluginError, PluginKind, PluginSource, Registry,
+    ServiceEntry, is_sha256_hex, load_declarative, sha256_hex,
 };
 use crate::text::sanitize;
 
@@ -161,7 +161,8 @@ async fn resolve(args: &InstallArgs, dirs: &Dirs, json: bool) -> Result<Candidat
 async fn load_with_registry(dirs: &Dirs, candidate: &Candidate) -> Result<(Plugin, Registry)> {
     let registry = super::super::load_registry(dirs).await?;
     let candidate = candidate.clone();
-    let plugin = tokio::task::spawn_blocking(move || load_candidate(&candidate))
+    let dirs = dirs.clone();
+    let plugin = tokio::task::spawn_blocking(move || load_candidate(&dirs, &candidate))
         .await
         .map_err(|e| {
             Error::Configuration(format!(
@@ -171,9 +172,10 @@ async fn load_with_registry(dirs: &Dirs, candidate: &Candidate) -> Result<(Plugi
     Ok((plugin, registry))
 }
 
-/// The candidate, loaded in the real sandbox.
-pub fn load_candidate(candidate: &Candidate) -> Result<Plugin> {
-    let engine = PluginEngine::new()?;
+/// The candidate, loaded in the real sandbox, on the same cached engine as
+/// every other command.
+pub fn load_candidate(dirs: &Dirs, candidate: &Candidate) -> Result<Plugin> {
+    let engine = crate::cli::plugin_engine(dirs)?;
     let name = candidate.source.clone();
     Ok(match candidate.kind {
         PluginKind::Component => Plugin::load(&engine, &name, &candidate.bytes)?,

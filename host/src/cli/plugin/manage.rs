@@ -57,11 +57,7 @@ pub async fn list(dirs: &Dirs, json: bool) -> Result<u8> {
             .iter()
             .map(ServiceEntry::provenance)
             .collect();
-        let broken: Vec<_> = registry
-            .broken()
-            .iter()
-            .map(|(name, e)| serde_json::json!({ "plugin": name, "error": e.to_string() }))
-            .collect();
+        let broken = crate::cli::broken_json(&registry);
         println!(
             "{}",
             serde_json::json!({ "plugins": plugins, "broken": broken })
@@ -83,9 +79,7 @@ pub async fn list(dirs: &Dirs, json: bool) -> Result<u8> {
         })
         .collect();
     print_table(&["ID", "VERSION", "KIND", "API", "SHA256", "SOURCE"], &rows);
-    for (name, e) in registry.broken() {
-        anstream::eprintln!("not loaded: {name}: {e}");
-    }
+    crate::cli::print_broken(&registry);
     Ok(0)
 }
 

@@ -67,11 +67,7 @@ fn file(path: &Path) -> Result<Candidate> {
         .into());
     }
     let bytes = std::fs::read(path).map_err(|e| Error::io("cannot read the plugin", path, e))?;
-    let kind = if path.extension().is_some_and(|x| x == "toml") {
-        PluginKind::Declarative
-    } else {
-        PluginKind::sniff(&bytes)
-    };
+    let kind = PluginKind::of(&path.to_string_lossy(), &bytes);
     let folder = path.parent().unwrap_or(Path::new("."));
     // A .wasm in a crate's target/ folder has its fixtures in the crate.
     let fixtures = folder
@@ -157,11 +153,7 @@ pub async fn download(url: &url::Url) -> Result<Vec<u8>> {
 /// A download from a URL given on the command line, with its kind.
 pub async fn from_url(url: &url::Url) -> Result<Candidate> {
     let bytes = download(url).await?;
-    let kind = if url.path().ends_with(".toml") {
-        PluginKind::Declarative
-    } else {
-        PluginKind::sniff(&bytes)
-    };
+    let kind = PluginKind::of(url.path(), &bytes);
     Ok(Candidate {
         bytes,
         kind,
@@ -220,11 +212,7 @@ pub async fn from_index(location: &str, id: &str, supported: &[&str]) -> Result<
         }
         .into());
     }
-    let kind = if entry.url.ends_with(".toml") {
-        PluginKind::Declarative
-    } else {
-        PluginKind::sniff(&bytes)
-    };
+    let kind = PluginKind::of(&entry.url, &bytes);
     Ok(Candidate {
         bytes,
         kind,

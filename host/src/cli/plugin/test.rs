@@ -11,6 +11,7 @@ use super::source;
 use crate::cli::table::print_table;
 use crate::error::{Error, Result};
 use crate::fixture::{self, CheckRow};
+use crate::paths::Dirs;
 
 #[derive(Debug, Args)]
 #[command(after_help = "Examples:\n  \
@@ -23,9 +24,10 @@ pub struct TestArgs {
     pub path: PathBuf,
 }
 
-pub async fn run(args: TestArgs, json: bool) -> Result<u8> {
+pub async fn run(args: TestArgs, dirs: &Dirs, json: bool) -> Result<u8> {
     let path = args.path.clone();
-    let (rows, fixtures_dir) = tokio::task::spawn_blocking(move || check(&path, json))
+    let dirs = dirs.clone();
+    let (rows, fixtures_dir) = tokio::task::spawn_blocking(move || check(&dirs, &path, json))
         .await
         .map_err(|e| {
             Error::Configuration(format!(
@@ -74,7 +76,7 @@ pub async fn run(args: TestArgs, json: bool) -> Result<u8> {
 /// The row name of the metadata checks.
 const METADATA: &str = "(metadata)";
 
-fn check(path: &std::path::Path, quiet: bool) -> Result<(Vec<CheckRow>, PathBuf)> {
+fn check(dirs: &Dirs, path: &std::path::Path, quiet: bool) -> Result<(Vec<CheckRow>, PathBuf)> {
     let candidate = source::local(path, quiet)?;
     let fixtures_dir = candidate
         .fixtures
@@ -90,7 +92,7 @@ fn check(path: &std::path::Path, quiet: bool) -> Result<(Vec<CheckRow>, PathBuf)
     // Loading checks the API version, the id, the origins and every other
     // bound, and that the plan marks its irreversible step: a plugin that
     // fails any of them is one users could not install.
-    let mut plugin = match load_candidate(&candidate) {
+    let mut plugin = match load_candidate(dirs, &candidate) {
         Ok(plugin) => plugin,
         Err(e) => {
             return Ok((
@@ -101,7 +103,13 @@ fn check(path: &std::path::Path, quiet: bool) -> Result<(Vec<CheckRow>, PathBuf)
     };
     let mut rows = vec![
         meta_row("loads in the sandbox", Ok(())),
-        meta_row("id, origins (https) and text within bounds", Ok(())),
+        // Loading enforced these already; checked again here so the row
+        // reports what the plugin says rather than assuming it.
+        meta_row(
+            "id, origins (https) and text within bounds",
+            crate::plugin::bounds::check_metadata(plugin.metadata())
+                .and_then(|()| crate::plugin::bounds::check_plan(plugin.plan())),
+        ),
         meta_row(
             "plan marks an irreversible step",
             if crate::plugin::has_irreversible_step(plugin.plan()) {
