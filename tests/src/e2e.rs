@@ -199,3 +199,27 @@ pub fn install_component(home: &Path, id: &str, wasm: &str) -> anyhow::Result<()
     manifest.save(&dir)?;
     Ok(())
 }
+
+/// Installs the declarative service file at `path` as plugin `id`, with a
+/// manifest entry as `plugin install` would write.
+pub fn install_declarative(home: &Path, id: &str, path: &Path) -> anyhow::Result<()> {
+    use subterminator::plugin::{InstalledPlugin, Manifest, PluginKind, sha256_hex};
+    let dir = home.join("data/plugins");
+    std::fs::create_dir_all(&dir)?;
+    let bytes = std::fs::read(path)?;
+    let file = format!("{id}.toml");
+    std::fs::write(dir.join(&file), &bytes)?;
+    let mut manifest = Manifest::load(&dir)?;
+    manifest.put(InstalledPlugin {
+        id: id.to_owned(),
+        version: "0.0.0".into(),
+        api_version: "0.2.0".into(),
+        kind: PluginKind::Declarative,
+        file,
+        sha256: sha256_hex(&bytes),
+        source: path.display().to_string(),
+        installed_at: "2026-11-23T00:00:00Z".into(),
+    });
+    manifest.save(&dir)?;
+    Ok(())
+}

@@ -23,22 +23,32 @@ use subterminator_tests::model_server::{ModelServer, Reply};
 use subterminator_tests::scripted::SCRIPTED_ANTHROPIC_KEY;
 use subterminator_tests::site::{Site, site_dir};
 
-/// The plugins each flow runs with: two first-party plugins (API 0.2.0)
-/// and a metadata-only one at API 0.1.0, held by the host's floor alone.
-const SERVICES: &[&str] = &["netflix", "practice", "meta-only-v0-1"];
+/// The plugins each flow runs with: two first-party plugins (API 0.2.0), a
+/// declarative service run by the interpreter (`declarative/examples/
+/// netflix.toml`), and a metadata-only plugin at API 0.1.0, held by the
+/// host's floor alone.
+const SERVICES: &[&str] = &[
+    "netflix",
+    "practice",
+    "netflix-declarative",
+    "meta-only-v0-1",
+];
 
 const PROFILES: &[&str] = &["full", "compact"];
 
 /// A run's turn limit: the longest flow needs six actions and a claim.
 const MAX_TURNS: &str = "14";
 
-fn install_meta_only(home: &Path) {
+fn install_test_plugins(home: &Path) {
     e2e::install_component(
         home,
         "meta-only-v0-1",
         env!("SUBTERMINATOR_META_ONLY_V0_1_WASM"),
     )
     .unwrap();
+    let declarative =
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("../declarative/examples/netflix.toml");
+    e2e::install_declarative(home, "netflix-declarative", &declarative).unwrap();
 }
 
 fn command(
@@ -88,7 +98,7 @@ async fn run_case(
         .await
         .unwrap();
     let home = tempfile::tempdir().unwrap();
-    install_meta_only(home.path());
+    install_test_plugins(home.path());
     let command = command(home.path(), service, &site.url(flow.start), tools, &model);
     let session = human::run(
         command,
