@@ -62,37 +62,92 @@ fn run() -> Result<(), String> {
     }
     code.push_str("];\n");
     code.push_str("pub static BUNDLED_DECLARATIVE: &[BundledDeclarative] = &[\n");
-    for file in toml_files(&workspace.join("services"))? {
+    let services = workspace.join("services");
+    for (id, file) in service_files(&services)? {
         writeln!(
             code,
             "    BundledDeclarative {{ file: {:?}, text: include_str!({:?}) }},",
-            file.file_name()
-                .map(|n| n.to_string_lossy().into_owned())
-                .unwrap_or_default(),
+            format!("services/{id}/service.toml"),
             file.display().to_string()
         )
         .map_err(|e| e.to_string())?;
     }
     code.push_str("];\n");
-    let out = PathBuf::from(env("OUT_DIR")?).join("bundled.rs");
+    let out_dir = PathBuf::from(env("OUT_DIR")?);
+    let practice = practice_flows(&services)?;
+    let practice_out = out_dir.join("practice.rs");
+    std::fs::write(&practice_out, practice)
+        .map_err(|e| format!("cannot write {}: {e}", practice_out.display()))?;
+    let out = out_dir.join("bundled.rs");
     std::fs::write(&out, code).map_err(|e| format!("cannot write {}: {e}", out.display()))
 }
 
 /// The crate that runs declarative `service.toml` files in the sandbox.
 const INTERPRETER_PACKAGE: &str = "subterminator-interpreter";
 
-/// The bundled declarative services: `services/*.toml`, sorted.
-fn toml_files(dir: &Path) -> Result<Vec<PathBuf>, String> {
+/// The bundled declarative services: `services/<id>/service.toml`, sorted
+/// by id. A folder without one is a Rust plugin's practice flow only.
+fn service_files(dir: &Path) -> Result<Vec<(String, PathBuf)>, String> {
+    Ok(service_dirs(dir)?
+        .into_iter()
+        .filter_map(|(id, folder)| {
+            let file = folder.join("service.toml");
+            file.is_file().then_some((id, file))
+        })
+        .collect())
+}
+
+/// Every `services/<id>/` folder, sorted by id.
+fn service_dirs(dir: &Path) -> Result<Vec<(String, PathBuf)>, String> {
     let Ok(entries) = std::fs::read_dir(dir) else {
         return Ok(Vec::new());
     };
-    let mut files: Vec<PathBuf> = entries
+    let mut dirs: Vec<(String, PathBuf)> = entries
         .flatten()
         .map(|e| e.path())
-        .filter(|p| p.extension().is_some_and(|x| x == "toml"))
+        .filter(|p| p.is_dir())
+        .filter_map(|p| {
+            let id = p.file_name()?.to_str()?.to_owned();
+            Some((id, p))
+        })
         .collect();
-    files.sort();
-    Ok(files)
+    dirs.sort();
+    Ok(dirs)
+}
+
+/// `PRACTICE_FLOWS`: every `services/<id>/practice/` folder's files, by
+/// name, for the practice site to serve.
+fn practice_flows(dir: &Path) -> Result<String, String> {
+    let mut code = String::from("pub static PRACTICE_FLOWS: &[EmbeddedFlow] = &[\n");
+    for (id, folder) in service_dirs(dir)? {
+        let practice = folder.join("practice");
+        let Ok(entries) = std::fs::read_dir(&practice) else {
+            continue;
+        };
+        let mut files: Vec<PathBuf> = entries
+            .flatten()
+            .map(|e| e.path())
+            .filter(|p| p.is_file())
+            .collect();
+        files.sort();
+        writeln!(code, "    EmbeddedFlow {{ service: {id:?}, files: &[")
+            .map_err(|e| e.to_string())?;
+        for file in files {
+            let name = file
+                .file_name()
+                .map(|n| n.to_string_lossy().into_owned())
+                .unwrap_or_default();
+            writeln!(
+                code,
+                "        ({name:?}, include_str!({:?})),",
+                file.display().to_string()
+            )
+            .map_err(|e| e.to_string())?;
+        }
+        code.push_str("    ] },\n");
+    }
+    code.push_str("];\n");
+    Ok(code)
 }
 
 fn env(name: &str) -> Result<String, String> {

@@ -169,6 +169,10 @@ impl Agent<'_> {
         tools.extend(virtual_tools::specs());
         let mut no_action = 0;
         loop {
+            let verdict = self.plugin_verdict(&state.snapshot).await;
+            if let Some(ended) = self.dead_end(&verdict, state) {
+                return Ok(ended);
+            }
             if state.turn >= self.options.max_turns {
                 return Ok(
                     TaskResult::new(false, false, TaskReason::MaxTurnsExceeded, state.turn)
@@ -184,7 +188,7 @@ impl Agent<'_> {
                 tools: tools.clone(),
                 max_tokens: MAX_REPLY_TOKENS,
             };
-            let completion = self.next_completion(&request, state).await?;
+            let completion = self.next_completion(&request, state, verdict).await?;
             if completion.tool_calls.is_empty() {
                 self.report_timing(state, turn_started);
             }
@@ -268,6 +272,7 @@ impl Agent<'_> {
         &mut self,
         request: &Request,
         state: &mut State,
+        verdict: Result<Verdict, String>,
     ) -> Result<Completion, Error> {
         let (images, image_chars) = request_images(request);
         self.reporter.emit(Event::ModelRequest {
@@ -282,7 +287,12 @@ impl Agent<'_> {
         let verified = match self.driver {
             // The offline policy trusts the host's verification and nothing else.
             Driver::Offline(_) if state.dialog.is_none() => matches!(
-                self.verification(state).await,
+                self.judge(
+                    verdict.unwrap_or_else(|e| Verdict::Failure(format!(
+                        "the plugin could not verify: {e}"
+                    ))),
+                    state
+                ),
                 safety::Verification::Verified | safety::Verification::AlreadyCancelled
             ),
             Driver::Offline(_) => false,
@@ -354,12 +364,36 @@ impl Agent<'_> {
         ))
     }
 
+    /// The plugin's verdict, or why it could not give one.
+    pub(super) async fn plugin_verdict(&self, snapshot: &Snapshot) -> Result<Verdict, String> {
+        let snapshot = snapshot.clone();
+        plugin::call_blocking(&self.service.plugin, move |p| p.verify(&snapshot))
+            .await
+            .map_err(|e| e.to_string())
+    }
+
     /// The plugin's verdict; a failing plugin is "not verified".
     pub(super) async fn verify(&self, snapshot: &Snapshot) -> Verdict {
-        let snapshot = snapshot.clone();
-        match plugin::call_blocking(&self.service.plugin, move |p| p.verify(&snapshot)).await {
-            Ok(verdict) => verdict,
-            Err(e) => Verdict::Failure(format!("the plugin could not verify: {e}")),
+        self.plugin_verdict(snapshot)
+            .await
+            .unwrap_or_else(|e| Verdict::Failure(format!("the plugin could not verify: {e}")))
+    }
+
+    /// Ends the run when, before anything was committed, the plugin says the
+    /// page cannot lead to a cancellation here: billed through another
+    /// company, cancellable only by phone, an error. Its reason says where to
+    /// cancel instead; going on could only guess. A plugin that fails to
+    /// answer ends nothing: its silence is not a verdict.
+    fn dead_end(&self, verdict: &Result<Verdict, String>, state: &State) -> Option<TaskResult> {
+        if state.approved_commit || state.dialog.is_some() {
+            return None;
         }
+        let Ok(Verdict::Failure(why)) = verdict else {
+            return None;
+        };
+        Some(
+            TaskResult::new(false, true, TaskReason::CannotCancelHere, state.turn)
+                .with_error(why.clone()),
+        )
     }
 }

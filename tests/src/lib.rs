@@ -3,6 +3,7 @@
 
 pub mod compact_script;
 pub mod e2e;
+pub mod flow_script;
 pub mod hostile;
 pub mod hostile_model;
 pub mod human;

@@ -15,4 +15,5 @@ mod suite {
     mod llm;
     mod plugin_cache;
     mod sandbox;
+    mod services;
 }

@@ -308,6 +308,11 @@ impl Reporter {
                         result.turns
                     );
                 } else if result.reason == super::TaskReason::DryRun {
+                } else if result.reason == super::TaskReason::CannotCancelHere {
+                    let why = result.error.clone().unwrap_or_default();
+                    println!(
+                        "\n{red}✗{red:#} {name} cannot be cancelled here: {why}\n  Nothing was changed by this run."
+                    );
                 } else {
                     let why = result
                         .error

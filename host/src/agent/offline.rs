@@ -95,12 +95,35 @@ impl OfflinePolicy {
     }
 }
 
+/// Roles that only show text: a hint with no role never means them (a
+/// heading "Manage membership" above the link of that name).
+const TEXT_ROLES: &[&str] = &[
+    "heading",
+    "paragraph",
+    "text",
+    "generic",
+    "strong",
+    "emphasis",
+    "listitem",
+    "list",
+    "img",
+    "banner",
+    "main",
+    "contentinfo",
+    "region",
+    "article",
+    "caption",
+    "cell",
+];
+
 /// The first enabled element with a ref that the hint describes.
 fn find<'a>(snapshot: &'a Snapshot, hint: &TargetHint) -> Option<&'a Element> {
-    snapshot
-        .elements
-        .iter()
-        .find(|e| e.reference.is_some() && !e.has_state("disabled") && hint.matches(e))
+    snapshot.elements.iter().find(|e| {
+        e.reference.is_some()
+            && !e.has_state("disabled")
+            && (hint.role.is_some() || !TEXT_ROLES.contains(&e.role.as_str()))
+            && hint.matches(e)
+    })
 }
 
 fn expected(hint: Option<&TargetHint>) -> String {
@@ -177,6 +200,30 @@ mod tests {
             Move::Act { step, element, .. } => Some((*step, element.name.clone())),
             Move::Complete { .. } => None,
         }
+    }
+
+    #[test]
+    fn a_hint_without_a_role_skips_text_to_reach_the_control() {
+        let mut any_role = hint("button", "manage membership", false);
+        any_role.role = None;
+        let mut policy = OfflinePolicy::new(vec![PlanStep {
+            description: "Open".into(),
+            done_when: String::new(),
+            targets: vec![any_role],
+            irreversible: false,
+        }]);
+        let got = policy.next(
+            &page(&[
+                ("heading", "Manage membership"),
+                ("link", "Manage membership"),
+            ]),
+            false,
+        );
+        assert_eq!(acted_on(&got), Some((1, "Manage membership".into())));
+        let Move::Act { element, .. } = got else {
+            panic!("no act")
+        };
+        assert_eq!(element.role, "link");
     }
 
     #[test]

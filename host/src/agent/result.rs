@@ -21,6 +21,10 @@ pub enum TaskReason {
     /// The page showed the subscription already cancelled; this run
     /// cancelled nothing.
     AlreadyCancelled,
+    /// Before anything was committed, the plugin recognised a page that
+    /// cannot lead to a cancellation here (billed through another company,
+    /// phone only); the error says where to cancel instead.
+    CannotCancelHere,
     AuthRequired,
     Interrupted,
     DryRun,

@@ -9,6 +9,7 @@ use super::{Agent, Event, TaskReason, TaskResult, schema};
 use crate::approval::{Answer, ApprovalRequest, Said};
 use crate::error::Error;
 use crate::llm::ToolCall;
+use crate::plugin::Verdict;
 use crate::safety::{self, RefusalCode, Verification};
 
 /// What a call leaves behind.
@@ -36,6 +37,11 @@ impl Agent<'_> {
     /// still offers a step that needs a yes.
     pub(super) async fn verification(&mut self, state: &mut State) -> Verification {
         let verdict = self.verify(&state.snapshot).await;
+        self.judge(verdict, state)
+    }
+
+    /// [`Self::verification`] with the plugin's verdict already in hand.
+    pub(super) fn judge(&self, verdict: Verdict, state: &State) -> Verification {
         let still = safety::commit_page::final_step_offered(&state.snapshot, self.plan_knowledge());
         let visible = safety::success::visible_text(&state.snapshot.content);
         safety::judge_success(&verdict, &visible, state.approved_commit, still.as_ref())

@@ -103,9 +103,33 @@ pub fn show(registry: &Registry, id: &str, json: bool) -> Result<u8> {
     } else {
         println!("  plan:");
         for (i, step) in s.plan.iter().enumerate() {
-            println!("    {}. {}", i + 1, step.description);
+            let asks = if step.irreversible {
+                "  [irreversible: you are asked first]"
+            } else {
+                ""
+            };
+            println!("    {}. {}{asks}", i + 1, step.description);
             println!("       done when: {}", step.done_when);
         }
     }
+    if let Some(practice) = practice_line(&m.id) {
+        println!("  practice:        {practice}");
+    }
     Ok(0)
+}
+
+/// How to try a service on its practice flow, if the binary has one.
+fn practice_line(id: &str) -> Option<String> {
+    if id == "netflix" || id == crate::demo::DEFAULT_FLOW {
+        return Some(format!("subterminator demo {id}"));
+    }
+    let (_, variants) = crate::demo::catalogue()
+        .into_iter()
+        .find(|(service, _)| service == id)?;
+    let names: Vec<String> = variants.into_iter().map(|(name, _)| name).collect();
+    Some(if names.is_empty() {
+        format!("subterminator demo {id}")
+    } else {
+        format!("subterminator demo {id} [--variant {}]", names.join(" | "))
+    })
 }

@@ -144,7 +144,8 @@ pub async fn run(
             return Err(error);
         }
     };
-    let profile: Box<dyn ToolProfile> = make_profile(spec.tools, spec.vision, &browser);
+    let offline = matches!(driver, Driver::Offline(_));
+    let profile: Box<dyn ToolProfile> = make_profile(spec.tools, spec.vision, offline, &browser);
     let mut console = Console::stdin();
     let agent = Agent {
         service,
@@ -196,8 +197,16 @@ pub async fn run(
     Ok(result.exit_code)
 }
 
-fn make_profile(tools: ToolsArg, vision: bool, browser: &Browser) -> Box<dyn ToolProfile> {
+/// The tools the run drives with. The offline policy sees the whole page in
+/// the compact view: it pays no tokens, and its target may be below the fold.
+fn make_profile(
+    tools: ToolsArg,
+    vision: bool,
+    offline: bool,
+    browser: &Browser,
+) -> Box<dyn ToolProfile> {
     match tools {
+        ToolsArg::Compact if offline => Box::new(CompactProfile::new(vision).whole_page()),
         ToolsArg::Compact => Box::new(CompactProfile::new(vision)),
         ToolsArg::Full => Box::new(FullProfile::new(browser.tools())),
     }

@@ -147,7 +147,7 @@ fn page(title: &str, body: &str, vars: &[(&str, &str)]) -> Html<String> {
     )
 }
 
-fn escape(s: &str) -> String {
+pub(super) fn escape(s: &str) -> String {
     s.replace('&', "&amp;")
         .replace('<', "&lt;")
         .replace('>', "&gt;")
@@ -155,9 +155,18 @@ fn escape(s: &str) -> String {
 }
 
 fn dates() -> (String, String) {
+    dates_in(DATE_FORMAT)
+}
+
+/// How the StreamFlix pages write a date: "16 December 2026".
+pub(super) const DATE_FORMAT: &str = "%-d %B %Y";
+
+/// The next bill and the end of the period, written with `format` (a
+/// strftime pattern the caller has checked).
+pub(super) fn dates_in(format: &str) -> (String, String) {
     let today = chrono::Local::now().date_naive();
     let next = today + chrono::Days::new(23);
-    let fmt = |d: chrono::NaiveDate| d.format("%-d %B %Y").to_string();
+    let fmt = |d: chrono::NaiveDate| d.format(format).to_string();
     (fmt(next), fmt(next))
 }
 

@@ -100,18 +100,42 @@ async fn no_means_the_final_button_is_never_pressed() {
     }
 }
 
+/// A page no step acts on stops the policy, which says which step it
+/// expected; a page the plugin judges a failure (the site's error page) ends
+/// the run before any move, saying so. Neither sends anything.
 #[tokio::test(flavor = "multi_thread")]
 async fn the_offline_policy_stops_on_a_page_that_does_not_match() {
     let site = PracticeSite::serve(SiteOptions::default()).await.unwrap();
-    let home = tempfile::tempdir().unwrap();
-    // The site's error page has nothing any step of the plan acts on.
-    let url = format!("{}error", site.url());
-    let out = e2e::run(cancel(home.path(), "practice", &url), "")
-        .await
-        .unwrap();
-    let said = e2e::text(&out);
-    assert_eq!(out.status.code(), Some(1), "{said}");
-    assert!(said.contains("does not match step 1"), "{said}");
+    let plain =
+        subterminator_tests::site::Site::serve(&subterminator_tests::site::site_dir("basic"))
+            .await
+            .unwrap();
+    let cases = [
+        (
+            plain.url("/disabled.html"),
+            "does not match step 1",
+            "completed",
+        ),
+        (
+            format!("{}error", site.url()),
+            "StreamFlix (practice site) cannot be cancelled here: the site reported an error",
+            "cannot_cancel_here",
+        ),
+    ];
+    for (path, says, reason) in cases {
+        let home = tempfile::tempdir().unwrap();
+        let out = e2e::run(cancel(home.path(), "practice", &path), "")
+            .await
+            .unwrap();
+        let said = e2e::text(&out);
+        assert_eq!(out.status.code(), Some(1), "{path}: {said}");
+        assert!(said.contains(says), "{path}: {said}");
+        assert_eq!(
+            e2e::last_result(home.path()).unwrap()["reason"],
+            reason,
+            "{path}: {said}"
+        );
+    }
     assert!(
         !site.requests().iter().any(|r| r.starts_with("POST")),
         "{:?}",

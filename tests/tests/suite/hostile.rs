@@ -272,13 +272,20 @@ async fn false_success_pages_are_never_success() {
             );
             let result = e2e::last_result(home.path()).unwrap();
             assert_eq!(result["success"], false, "{path}: {text}");
-            assert_eq!(result["reason"], "verification_failed", "{path}: {text}");
-            assert!(text.contains("not verified after 3"), "{path}: {text}");
-            assert_eq!(
-                model.request_count(),
-                3,
-                "three claims, then the run ends: {text}"
-            );
+            // A page the plugin itself judges a failure ("something went
+            // wrong") ends the run before the model is asked at all;
+            // otherwise three refused claims end it.
+            if result["reason"] == "cannot_cancel_here" {
+                assert_eq!(model.request_count(), 0, "{path}: {text}");
+            } else {
+                assert_eq!(result["reason"], "verification_failed", "{path}: {text}");
+                assert!(text.contains("not verified after 3"), "{path}: {text}");
+                assert_eq!(
+                    model.request_count(),
+                    3,
+                    "three claims, then the run ends: {text}"
+                );
+            }
         }
     }
 }

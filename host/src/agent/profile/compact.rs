@@ -50,6 +50,10 @@ pub struct CompactProfile {
     latest_viewport: Option<Viewport>,
     /// Set by `get_snapshot(viewport_only=false)` for the next view only.
     wide: Cell<bool>,
+    /// Every view lists the whole page, not just the viewport: for the
+    /// offline policy, which reads no tokens and finds its target anywhere
+    /// on the page (a click scrolls it into view).
+    always_wide: bool,
     screenshot: Option<PathBuf>,
     /// The latest look's picture until the agent takes it for the model;
     /// kept apart from `screenshot`, which every view of the page still names.
@@ -64,6 +68,12 @@ impl CompactProfile {
             vision,
             ..Self::default()
         }
+    }
+
+    /// Views of the whole page (see `always_wide`).
+    pub fn whole_page(mut self) -> Self {
+        self.always_wide = true;
+        self
     }
 
     /// The element `@eN` names in the latest view.
@@ -248,7 +258,7 @@ impl ToolProfile for CompactProfile {
             boxes: Some(&self.boxes),
             viewport: self.latest_viewport,
             pointer: &pointer,
-            viewport_only: !self.wide.replace(false),
+            viewport_only: !(self.wide.replace(false) || self.always_wide),
         };
         let id = uuid::Uuid::new_v4().to_string();
         let (mut view, targets) = view::build(snapshot, &layout, id);

@@ -1,0 +1,162 @@
+//! Serves a [`Flow`] on 127.0.0.1: its pages at their real paths, its posts,
+//! and the one request that cancels. Like the StreamFlix site it logs every
+//! request, so a test can prove the commit was, or was never, sent.
+
+use std::net::SocketAddr;
+use std::sync::{Arc, Mutex};
+
+use axum::Router;
+use axum::http::{Method, StatusCode, Uri};
+use axum::response::{Html, IntoResponse, Redirect, Response};
+use tokio::sync::oneshot;
+
+use super::flow::Flow;
+use super::site::{dates_in, escape};
+use crate::error::{Error, Result};
+
+/// Shown on every page for `{{email}}`.
+const EMAIL: &str = "alex@example.com";
+
+#[derive(Debug)]
+struct SiteState {
+    flow: Flow,
+    log: Mutex<Vec<String>>,
+    cancelled: Mutex<bool>,
+}
+
+/// A running practice flow; stops when dropped or on [`FlowSite::stop`].
+#[derive(Debug)]
+pub struct FlowSite {
+    addr: SocketAddr,
+    state: Arc<SiteState>,
+    stop: Option<oneshot::Sender<()>>,
+}
+
+impl FlowSite {
+    pub async fn serve(flow: Flow) -> Result<Self> {
+        let listener = tokio::net::TcpListener::bind("127.0.0.1:0")
+            .await
+            .map_err(|e| Error::io("cannot serve the practice flow", "127.0.0.1:0", e))?;
+        let addr = listener
+            .local_addr()
+            .map_err(|e| Error::io("cannot serve the practice flow", "127.0.0.1:0", e))?;
+        let state = Arc::new(SiteState {
+            flow,
+            log: Mutex::new(Vec::new()),
+            cancelled: Mutex::new(false),
+        });
+        let shared = Arc::clone(&state);
+        let router = Router::new().fallback(move |method: Method, uri: Uri| {
+            let state = Arc::clone(&shared);
+            async move { answer(&state, &method, &uri) }
+        });
+        let (stop, stopped) = oneshot::channel::<()>();
+        tokio::spawn(async move {
+            let served = axum::serve(listener, router)
+                .with_graceful_shutdown(async {
+                    let _ = stopped.await;
+                })
+                .await;
+            if let Err(e) = served {
+                tracing::warn!("practice flow stopped: {e}");
+            }
+        });
+        Ok(Self {
+            addr,
+            state,
+            stop: Some(stop),
+        })
+    }
+
+    /// Where a run starts: the flow's start page.
+    pub fn url(&self) -> String {
+        format!("http://{}{}", self.addr, self.state.flow.start)
+    }
+
+    /// `http://127.0.0.1:<port>`
+    pub fn origin(&self) -> String {
+        format!("http://{}", self.addr)
+    }
+
+    pub fn flow(&self) -> &Flow {
+        &self.state.flow
+    }
+
+    /// Every request so far, as `METHOD /path?query`.
+    pub fn requests(&self) -> Vec<String> {
+        self.state.log.lock().map(|l| l.clone()).unwrap_or_default()
+    }
+
+    /// Whether the commit was posted.
+    pub fn cancelled(&self) -> bool {
+        self.state.cancelled.lock().map(|c| *c).unwrap_or(false)
+    }
+
+    pub fn stop(mut self) {
+        if let Some(stop) = self.stop.take() {
+            let _ = stop.send(());
+        }
+    }
+}
+
+impl Drop for FlowSite {
+    fn drop(&mut self) {
+        if let Some(stop) = self.stop.take() {
+            let _ = stop.send(());
+        }
+    }
+}
+
+fn answer(state: &SiteState, method: &Method, uri: &Uri) -> Response {
+    if let Ok(mut log) = state.log.lock() {
+        log.push(format!("{method} {uri}"));
+    }
+    let flow = &state.flow;
+    let path = uri.path();
+    let cancelled = state.cancelled.lock().map(|c| *c).unwrap_or(false);
+    match *method {
+        Method::POST if path == flow.commit => {
+            if let Ok(mut c) = state.cancelled.lock() {
+                *c = true;
+            }
+            Redirect::to(&flow.done).into_response()
+        }
+        Method::POST => match flow.posts.get(path) {
+            Some(to) => Redirect::to(to).into_response(),
+            None => not_found(method, uri),
+        },
+        Method::GET if path == flow.done && !cancelled => Redirect::to(&flow.start).into_response(),
+        Method::GET if path == flow.start && cancelled => Redirect::to(&flow.done).into_response(),
+        Method::GET => match flow.pages.get(path) {
+            Some(page) => render(flow, &page.title, page.body).into_response(),
+            None => not_found(method, uri),
+        },
+        _ => not_found(method, uri),
+    }
+}
+
+fn render(flow: &Flow, title: &str, body: &str) -> Html<String> {
+    let (billing, end) = dates_in(&flow.date_format);
+    let mut body = body.to_owned();
+    for (name, value) in [
+        ("end_date", end.as_str()),
+        ("billing_date", billing.as_str()),
+        ("email", EMAIL),
+    ] {
+        body = body.replace(&format!("{{{{{name}}}}}"), &escape(value));
+    }
+    Html(
+        flow.layout
+            .replace("{{title}}", &escape(title))
+            .replace("{{brand}}", &escape(&flow.brand))
+            .replace("{{body}}", &body),
+    )
+}
+
+fn not_found(method: &Method, uri: &Uri) -> Response {
+    (
+        StatusCode::NOT_FOUND,
+        format!("{method} {uri}: no such page on the practice site"),
+    )
+        .into_response()
+}
