@@ -16,11 +16,11 @@ pub const PRACTICE_SERVICE: &str = "practice";
 
 #[derive(Debug, Args)]
 #[command(after_help = "Examples:\n  \
-    subterminator demo                              StreamFlix; offline policy, unless a model key is set\n  \
+    subterminator demo                              StreamFlix; offline unless a model key is set\n  \
     subterminator demo spotify                      Spotify's flow, driven by the spotify plugin\n  \
-    subterminator demo hulu --variant billed-elsewhere  a plan billed by a partner: a clear failure, no yes\n  \
+    subterminator demo hulu --variant bundle        billed by Disney+: a clear failure, no yes\n  \
     subterminator demo --list                       every practice flow and its variants\n  \
-    subterminator demo spotify --serve              only serve the flow (to record fixtures or look around)\n  \
+    subterminator demo spotify --serve              only serve the flow (to record fixtures)\n  \
     subterminator demo --model offline              always offline\n  \
     subterminator demo --model claude-opus-4-6      Claude drives (needs ANTHROPIC_API_KEY)\n  \
     subterminator demo --model ollama:qwen2.5:7b --base-url http://gpu:11434/v1  a remote Ollama\n  \

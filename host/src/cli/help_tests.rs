@@ -46,6 +46,9 @@ const FLAGS: &[(&str, &[&str], &[&str])] = &[
             "sign-in",
             "json",
             "verbose",
+            "variant",
+            "list",
+            "serve",
         ],
         // The demo is there to show the checkpoints.
         &["no-checkpoint"],
