@@ -49,11 +49,14 @@ async fn services_show_gives_metadata_and_plan() {
 
 #[tokio::test(flavor = "multi_thread")]
 async fn unknown_services_exit_2_naming_the_known_ones() {
-    for args in [&["services", "show", "hulu"][..], &["cancel", "hulu"][..]] {
+    for args in [
+        &["services", "show", "crunchyroll"][..],
+        &["cancel", "crunchyroll"][..],
+    ] {
         let (code, _, err) = run(args, &[]).await;
         assert_eq!(code, Some(2), "{args:?}: {err}");
         assert!(
-            err.contains("Unknown service 'hulu'. Available services: netflix"),
+            err.contains("Unknown service 'crunchyroll'. Available services: amazon-prime, disney-plus, hulu, max, netflix, nytimes, paramount-plus, peacock, practice, spotify, youtube-premium"),
             "{err}"
         );
     }

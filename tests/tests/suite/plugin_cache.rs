@@ -95,7 +95,9 @@ fn installed_plugins_load_beside_the_bundled_ones() {
     std::fs::write(dir.join("broken.wasm"), b"nope").unwrap();
     std::fs::write(dir.join("notes.txt"), b"ignored").unwrap();
     let registry = Registry::load(&PluginEngine::new().unwrap(), Some(&dir));
-    assert_eq!(registry.ids(), vec!["abuse", "netflix", "practice"]);
+    let ids = registry.ids();
+    assert_eq!(ids.first().map(String::as_str), Some("abuse"), "{ids:?}");
+    assert_eq!(ids.len(), 12, "abuse and the eleven bundled: {ids:?}");
     assert!(matches!(
         registry.get("abuse").unwrap().source,
         PluginSource::Installed { .. }
@@ -111,10 +113,10 @@ fn installed_plugins_load_beside_the_bundled_ones() {
         why.contains("broken.wasm") && why.contains("not installed through"),
         "{why}"
     );
-    let err = registry.get("hulu").unwrap_err().to_string();
+    let err = registry.get("crunchyroll").unwrap_err().to_string();
     assert_eq!(
         err,
-        "Unknown service 'hulu'. Available services: abuse, netflix, practice"
+        "Unknown service 'crunchyroll'. Available services: abuse, amazon-prime, disney-plus, hulu, max, netflix, nytimes, paramount-plus, peacock, practice, spotify, youtube-premium"
     );
 }
 
