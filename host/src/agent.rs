@@ -106,6 +106,7 @@ impl Agent<'_> {
             Err(error) => TaskResult::from_error(&error, state.turn),
         };
         result.usage = state.usage;
+        result.cost_usd = self.driver.cost_usd(state.usage);
         if result.final_url.is_none() && !state.snapshot.url.is_empty() {
             result.final_url = Some(state.snapshot.url.clone());
         }

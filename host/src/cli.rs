@@ -5,6 +5,7 @@ pub mod demo;
 pub mod doctor;
 pub mod login;
 pub mod plugin;
+pub mod runs;
 mod services;
 pub mod session;
 mod table;
@@ -75,6 +76,19 @@ pub enum Command {
     Services {
         #[command(subcommand)]
         action: Option<ServicesAction>,
+    },
+
+    /// List past runs; show, verify, open the receipt of, or prune one.
+    #[command(after_help = "Examples:\n  \
+        subterminator runs                       past runs, newest first, with cost\n  \
+        subterminator runs --json                the same as one JSON object\n  \
+        subterminator runs show last             the newest run's summary\n  \
+        subterminator runs verify last           check its record has not changed\n  \
+        subterminator runs open last             its receipt\n  \
+        subterminator runs prune --older-than 90 delete old runs, keeping proofs")]
+    Runs {
+        #[command(subcommand)]
+        action: Option<runs::RunsAction>,
     },
 
     /// Write, record, test, install and manage service plugins.
@@ -176,6 +190,7 @@ pub async fn run(cli: Cli) -> Result<u8> {
             Ok(0)
         }
         Command::Plugin { action } => plugin::run(action, &dirs, json).await,
+        Command::Runs { action } => runs::run(action, &dirs, json),
         Command::Services { action } => {
             let registry = load_registry(&dirs).await?;
             match action {

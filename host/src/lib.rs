@@ -15,6 +15,7 @@ pub mod llm;
 pub mod page;
 pub mod paths;
 pub mod plugin;
+pub mod receipt;
 pub mod record;
 pub mod safety;
 pub mod scaffold;

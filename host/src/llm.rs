@@ -14,6 +14,7 @@ pub mod choice;
 mod conversation;
 mod error;
 pub mod openai;
+pub mod pricing;
 mod retry;
 mod settings;
 mod tools;

@@ -409,6 +409,9 @@ fn off_limits(facts: &Facts<'_>) -> Option<Decision> {
             }),
         };
     }
+    if let Some(refused) = types_a_secret(facts) {
+        return Some(refused);
+    }
     let outside = origin_of(&facts.page.url).is_some_and(|o| !allowed(&o));
     (outside && !facts.read_only && !facts.goes_back).then(|| Decision::Refuse {
         code: RefusalCode::ActionFailed,
@@ -416,6 +419,24 @@ fn off_limits(facts: &Facts<'_>) -> Option<Decision> {
             "This page ({}) is outside {}'s sites; go back or navigate to an allowed page first.",
             facts.page.url, facts.service
         ),
+    })
+}
+
+/// The model never types into a password field, checkpoints or not:
+/// signing in is the person's own step (the run pauses for it), and a
+/// password in a tool call would reach the provider and the run record.
+fn types_a_secret(facts: &Facts<'_>) -> Option<Decision> {
+    let typing = facts.tool == mcp::TYPE
+        || (facts.tool == mcp::PRESS_KEY && facts.carried.iter().any(|k| k.chars().count() == 1));
+    let password = facts.dom.and_then(|d| d.input_type.as_deref()) == Some("password")
+        || facts
+            .target
+            .is_some_and(|t| crate::page::mask::is_secret_name(&t.name));
+    (typing && password).then(|| Decision::Refuse {
+        code: RefusalCode::ActionFailed,
+        message: "This is a password field: the model never types into one. Signing in is \
+                  the person's own step; if the page needs it, say so with complete_task."
+            .into(),
     })
 }
 

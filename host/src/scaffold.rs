@@ -12,7 +12,6 @@
 //! - [`mask`]: what must never reach a saved fixture (typed passwords);
 //! - [`walk`]: the scripted walker's steps, for tests and CI.
 
-pub mod mask;
 pub mod recording;
 pub mod walk;
 

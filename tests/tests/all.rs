@@ -14,6 +14,7 @@ mod suite {
     mod hostile;
     mod llm;
     mod plugin_cache;
+    mod record;
     mod sandbox;
     mod services;
 }

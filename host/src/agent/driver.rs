@@ -18,6 +18,21 @@ impl Driver {
             Driver::Offline(_) => "offline policy (no model)".into(),
         }
     }
+
+    /// What `tokens` cost with this driver; the offline policy costs nothing.
+    pub fn cost_usd(&self, tokens: super::Tokens) -> Option<f64> {
+        match self {
+            Driver::Model(p) => crate::llm::pricing::cost_usd(
+                p.name(),
+                p.model(),
+                crate::llm::Usage {
+                    input_tokens: tokens.input,
+                    output_tokens: tokens.output,
+                },
+            ),
+            Driver::Offline(_) => Some(0.0),
+        }
+    }
 }
 
 /// The offline policy's move as a model would have made it.

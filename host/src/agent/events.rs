@@ -131,6 +131,10 @@ pub enum Event {
     Finished {
         result: TaskResult,
     },
+    /// The receipt of a verified success, in the run folder.
+    ReceiptWritten {
+        files: Vec<String>,
+    },
 }
 
 /// Where events go: the run record always, the human's screen unless
@@ -325,6 +329,11 @@ impl Reporter {
                 }
                 if let Some(record) = &self.record {
                     println!("{dim}Run record: {}{dim:#}", record.dir().display());
+                }
+            }
+            Event::ReceiptWritten { files } => {
+                if let (Some(record), Some(first)) = (&self.record, files.first()) {
+                    println!("Receipt: {}", record.dir().join(first).display());
                 }
             }
             Event::ModelReply { .. }

@@ -49,6 +49,9 @@ pub struct TaskResult {
     pub final_url: Option<String>,
     pub error: Option<String>,
     pub usage: Tokens,
+    /// What the tokens cost in US dollars at list price; `None` for a
+    /// model whose price is not known (`llm::pricing`).
+    pub cost_usd: Option<f64>,
     pub exit_code: u8,
 }
 
@@ -68,6 +71,7 @@ impl TaskResult {
             final_url: None,
             error: None,
             usage: Tokens::default(),
+            cost_usd: None,
             exit_code,
         }
     }

@@ -232,6 +232,32 @@ impl Browser {
         Ok(dest)
     }
 
+    /// Prints the current page to a PDF at `dest` (Playwright MCP's `pdf`
+    /// capability; Chromium prints only when headless).
+    pub async fn pdf(&self, dest: &Path) -> Result<(), BrowserError> {
+        let output = self.call(mcp::PDF_SAVE, serde_json::json!({})).await?;
+        let Some(saved) = output
+            .files
+            .iter()
+            .find(|f| f.extension().is_some_and(|e| e == "pdf"))
+        else {
+            return Err(BrowserError::Tool {
+                tool: mcp::PDF_SAVE.to_owned(),
+                message: format!("the result names no PDF file: {}", output.text),
+            });
+        };
+        move_file(saved, dest)?;
+        let head =
+            std::fs::read(dest).map_err(|e| BrowserError::io("cannot read the PDF", dest, e))?;
+        if !head.starts_with(b"%PDF-") {
+            return Err(BrowserError::Tool {
+                tool: mcp::PDF_SAVE.to_owned(),
+                message: format!("{} is not a PDF file", dest.display()),
+            });
+        }
+        Ok(())
+    }
+
     /// The processes behind the session now (refreshed from /proc).
     pub async fn processes(&self) -> ProcessInfo {
         let mut session = self.session.lock().await;
@@ -505,13 +531,13 @@ fn result_text(result: &CallToolResult) -> String {
 fn move_file(from: &Path, to: &Path) -> Result<(), BrowserError> {
     if let Some(parent) = to.parent() {
         std::fs::create_dir_all(parent)
-            .map_err(|e| BrowserError::io("cannot create the screenshot folder", parent, e))?;
+            .map_err(|e| BrowserError::io("cannot create the folder", parent, e))?;
     }
     if std::fs::rename(from, to).is_ok() {
         return Ok(());
     }
     // Another file system: copy, then remove the original.
-    std::fs::copy(from, to).map_err(|e| BrowserError::io("cannot save the screenshot", to, e))?;
+    std::fs::copy(from, to).map_err(|e| BrowserError::io("cannot save the file", to, e))?;
     let _ = std::fs::remove_file(from);
     Ok(())
 }

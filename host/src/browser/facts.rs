@@ -28,6 +28,7 @@ const FACTS_JS: &str = r#"(el) => {
   const tag = (el.tagName || '').toLowerCase();
   let text = '';
   if (tag === 'select') text = Array.from(el.selectedOptions || []).map(o => o.text).join(', ');
+  else if (tag === 'input' && String(el.type).toLowerCase() === 'password') text = el.value ? '••••••••' : '';
   else if (tag === 'input' || tag === 'textarea') text = String(el.value || '');
   else text = el.innerText || '';
   text = text.trim();

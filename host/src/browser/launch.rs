@@ -276,6 +276,10 @@ pub fn plan(
     args.push(config.display().to_string());
     // The host saves screenshots from the file; base64 copies over the pipe
     // would only cost time.
+    // Receipts are printed to PDF by the same browser; the model never
+    // sees the tool (no profile offers it).
+    args.push("--caps".to_owned());
+    args.push("pdf".to_owned());
     args.push("--image-responses".to_owned());
     args.push("omit".to_owned());
     // Requests a service worker makes itself pass no route: a site's worker

@@ -228,7 +228,18 @@ fn dialogs(body: &str) -> Vec<page::Dialog> {
 fn read_linked(target: &str, base_dir: Option<&Path>) -> Option<String> {
     let path = resolve_path(target, base_dir)?;
     match std::fs::read_to_string(&path) {
-        Ok(yaml) => Some(yaml.trim_end().to_owned()),
+        Ok(yaml) => {
+            // The server's copy stays in the run folder: it must not keep
+            // what the masked tree hides (`page::mask`).
+            let masked = crate::page::mask::tree(&yaml, &[]);
+            if masked != yaml
+                && let Err(e) = std::fs::write(&path, &masked)
+            {
+                tracing::warn!(path = %path.display(), error = %e, "cannot mask the linked snapshot; removing it");
+                let _ = std::fs::remove_file(&path);
+            }
+            Some(masked.trim_end().to_owned())
+        }
         Err(e) => {
             tracing::warn!(path = %path.display(), error = %e, "cannot read the linked snapshot");
             None
@@ -273,13 +284,18 @@ fn build_snapshot(
         missing.push("the accessibility tree");
     }
     match (&output.page_url, &output.page_title, tree_text) {
-        (Some(url), Some(title), Some(content)) => Ok(Snapshot {
-            url: url.clone(),
-            title: title.clone(),
-            elements: tree::parse_tree(&content),
-            content,
-            screenshot_path: None,
-        }),
+        (Some(url), Some(title), Some(content)) => {
+            // A password a person typed stays out of the model's view and
+            // the record (`page::mask`).
+            let content = crate::page::mask::tree(&content, &[]);
+            Ok(Snapshot {
+                url: url.clone(),
+                title: title.clone(),
+                elements: tree::parse_tree(&content),
+                content,
+                screenshot_path: None,
+            })
+        }
         _ => Err(missing),
     }
 }

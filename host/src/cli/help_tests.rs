@@ -58,6 +58,11 @@ const FLAGS: &[(&str, &[&str], &[&str])] = &[
     ("completions", &[], &["json", "verbose"]),
     ("services", &["json"], &["verbose"]),
     ("services show", &["json"], &["verbose"]),
+    ("runs", &["json"], &["verbose"]),
+    ("runs show", &["json"], &["verbose"]),
+    ("runs open", &[], &["json", "verbose"]),
+    ("runs verify", &["json"], &["verbose"]),
+    ("runs prune", &["older-than", "force", "json"], &["verbose"]),
     ("plugin", &[], &["json", "verbose"]),
     (
         "plugin new",

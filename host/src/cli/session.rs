@@ -15,6 +15,7 @@ use crate::error::{Error, Result};
 use crate::llm::{self, LlmSettings, ModelChoice, ProviderEnv};
 use crate::paths::Dirs;
 use crate::plugin::ServiceEntry;
+use crate::receipt;
 use crate::record::RunRecord;
 
 /// `--model offline`: the deterministic plan-following policy, no model.
@@ -129,15 +130,20 @@ pub async fn run(
     options.command = config.browser.command.clone();
 
     reporter.busy("Starting the browser…");
-    let browser = Browser::start(options).await;
+    let browser = Browser::start(options.clone()).await;
     reporter.idle();
     let browser = match browser {
         Ok(browser) => browser,
         Err(e) => {
             // The run folder still says why the run never started.
             let error = Error::from(e);
+            let result = TaskResult::from_error(&error, 0);
             if let Some(record) = reporter.record()
-                && let Err(write) = record.finish(&TaskResult::from_error(&error, 0))
+                && let Err(write) = record
+                    .append(&Event::Finished {
+                        result: result.clone(),
+                    })
+                    .and_then(|()| record.finish(&result).map(|_| ()))
             {
                 tracing::warn!("{write}");
             }
@@ -178,6 +184,25 @@ pub async fn run(
             result
         }
     };
+    let receipt = if result.success && result.verified {
+        reporter.busy("Writing the receipt…");
+        let written = write_receipt(&browser, &options, &run_dir).await;
+        reporter.idle();
+        match written {
+            Ok(files) => {
+                reporter.emit(Event::ReceiptWritten {
+                    files: files.clone(),
+                });
+                files.first().map(|f| run_dir.join(f))
+            }
+            Err(e) => {
+                reporter.notice(&format!("Could not write the receipt: {e}"));
+                None
+            }
+        }
+    } else {
+        None
+    };
     if let Err(e) = browser.shutdown().await {
         tracing::warn!("browser shutdown: {e}");
     }
@@ -191,10 +216,42 @@ pub async fn run(
             "service": service.metadata.id,
             "result": result,
             "run_dir": run_dir,
+            "receipt": receipt,
         });
         anstream::println!("{value}");
     }
     Ok(result.exit_code)
+}
+
+/// The receipt of a verified success: the confirmation page saved, then
+/// `receipt.html`, `receipt.md` and `receipt.pdf` from the record. A window
+/// cannot print (Chromium prints headless only), so a headed run prints in
+/// a headless browser of its own. Returns the files written, HTML first.
+async fn write_receipt(
+    browser: &Browser,
+    options: &BrowserOptions,
+    run_dir: &std::path::Path,
+) -> Result<Vec<String>> {
+    let confirmation = receipt::capture(browser, run_dir).await;
+    let made = receipt::Receipt::from_record(run_dir, confirmation)?;
+    let html = receipt::write(run_dir, &made)?;
+    let mut files = vec![
+        receipt::RECEIPT_HTML.to_owned(),
+        receipt::RECEIPT_MD.to_owned(),
+    ];
+    let pdf = run_dir.join(receipt::RECEIPT_PDF);
+    let mut printed = receipt::print_pdf(browser, &html, &pdf).await;
+    if let Err(e) = &printed
+        && !options.headless
+    {
+        tracing::debug!("printing in the run's window failed ({e}); printing headless");
+        printed = receipt::print_pdf_headless(options, &html, &pdf, run_dir.join("printer")).await;
+    }
+    match printed {
+        Ok(()) => files.push(receipt::RECEIPT_PDF.to_owned()),
+        Err(e) => tracing::warn!("no receipt.pdf: {e}"),
+    }
+    Ok(files)
 }
 
 /// The tools the run drives with. The offline policy sees the whole page in

@@ -482,3 +482,80 @@ fn the_guard_follows_the_same_plan_exemption_as_the_decision() {
         );
     }
 }
+
+#[test]
+fn the_model_never_types_into_a_password_field() {
+    let o = origins();
+    let steps = plan();
+    let account = page(SITE, vec![]);
+    let password_dom = ElementFacts {
+        tag: "input".into(),
+        input_type: Some("password".into()),
+        ..shows("")
+    };
+    let text_dom = ElementFacts {
+        tag: "input".into(),
+        input_type: Some("text".into()),
+        ..shows("")
+    };
+    let labelled = el("textbox", "Password");
+    let unlabelled = el("textbox", "Account");
+    // (tool, target, dom, carried, checkpoints, refused)
+    let cases = [
+        (
+            mcp::TYPE,
+            Some(&unlabelled),
+            Some(&password_dom),
+            "hunter2",
+            true,
+            true,
+        ),
+        (mcp::TYPE, Some(&labelled), None, "hunter2", false, true),
+        (
+            mcp::TYPE,
+            Some(&labelled),
+            Some(&text_dom),
+            "hunter2",
+            true,
+            true,
+        ),
+        (mcp::PRESS_KEY, None, Some(&password_dom), "h", true, true),
+        (
+            mcp::PRESS_KEY,
+            None,
+            Some(&password_dom),
+            "Enter",
+            true,
+            false,
+        ),
+        (
+            mcp::TYPE,
+            Some(&unlabelled),
+            Some(&text_dom),
+            "too expensive",
+            true,
+            false,
+        ),
+        (
+            mcp::CLICK,
+            Some(&labelled),
+            Some(&password_dom),
+            "",
+            true,
+            false,
+        ),
+    ];
+    for (tool, target, dom, carried, checkpoints, refused) in cases {
+        let mut facts = click(&o, &account, target, dom, &steps);
+        facts.tool = tool;
+        if !carried.is_empty() {
+            facts.carried = vec![carried];
+        }
+        let decision = assess(&facts, Policy { checkpoints });
+        assert_eq!(
+            kind(&decision) == "action_failed",
+            refused,
+            "{tool} {carried:?} into {target:?}: {decision:?}"
+        );
+    }
+}

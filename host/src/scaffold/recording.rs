@@ -8,8 +8,8 @@ use std::collections::BTreeSet;
 use std::io::Write;
 use std::path::Path;
 
-use super::mask;
 use crate::error::{Error, Result};
+use crate::page::mask;
 use crate::page::{Element, Snapshot};
 
 /// Longest slug in a fixture's file name, in characters: long enough to

@@ -16,10 +16,11 @@ use crate::cli::table::print_table;
 use crate::config::Config;
 use crate::error::{Error, Result};
 use crate::page::Snapshot;
+use crate::page::mask;
 use crate::paths::Dirs;
+use crate::scaffold;
 use crate::scaffold::recording::{self, Changes, PageKey, Saved};
 use crate::scaffold::walk::{self, Action, Step};
-use crate::scaffold::{self, mask};
 use crate::text::{ELLIPSIS, sanitize, truncate};
 
 /// How often the page is read while a person walks the flow: quick enough

@@ -1,7 +1,8 @@
-//! What a saved fixture must never hold. Fixtures are made to be committed
-//! beside a plugin's code and shared, and Playwright's tree shows what a
-//! person typed into a field: a password typed while recording would be
-//! published with them.
+//! Secrets in a page's tree. Playwright's tree shows what a person typed
+//! into a field, password fields included: a password typed while signing in
+//! would otherwise reach the model and the run record (every snapshot goes
+//! through [`tree`] as it is read), and a recorded fixture, which is made to
+//! be committed beside a plugin's code and shared.
 //!
 //! Two nets, because each alone has a hole:
 //! - a field's accessible name (`textbox "Password"`) catches the usual

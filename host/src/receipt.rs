@@ -1,0 +1,350 @@
+//! The receipt of a verified cancellation: what was cancelled, when, what
+//! the page said, and that the person approved it. Built from the run's
+//! own record (read back through its hash chain), written as
+//! `receipt.html` (self-contained, images inline), `receipt.md`, and
+//! `receipt.pdf` printed by the same browser.
+
+mod render;
+
+use std::path::{Path, PathBuf};
+
+use chrono::{DateTime, Utc};
+use serde_json::{Value, json};
+
+use crate::browser::{Browser, BrowserError, BrowserOptions, UserData, tools as mcp};
+use crate::error::{Error, Result};
+use crate::record::{TRANSCRIPT_FILE, chain, verify};
+
+pub const RECEIPT_HTML: &str = crate::record::runs::RECEIPT_HTML;
+pub const RECEIPT_MD: &str = "receipt.md";
+pub const RECEIPT_PDF: &str = "receipt.pdf";
+pub const CONFIRMATION_PNG: &str = "confirmation.png";
+pub const CONFIRMATION_TXT: &str = "confirmation.txt";
+
+/// Characters of the confirmation page's text the receipt shows; the whole
+/// text is in `confirmation.txt`.
+const MAX_RECEIPT_TEXT_CHARS: usize = 4_000;
+/// Characters of page text saved at all: a page is not a book.
+const MAX_SAVED_TEXT_CHARS: usize = 200_000;
+
+/// The confirmation page as the host read it after the plugin verified it.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Confirmation {
+    pub url: String,
+    pub title: String,
+    pub text: String,
+    /// `confirmation.png` in the run folder, when the screenshot was taken.
+    pub screenshot: Option<PathBuf>,
+}
+
+/// One approval: what the person was shown, what they answered, and when.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Approval {
+    pub asked_at: String,
+    pub answered_at: String,
+    pub reason: String,
+    pub action: String,
+    pub target: Option<String>,
+    pub shows: Option<String>,
+    pub url: String,
+    pub said: Option<String>,
+    pub answer: String,
+    pub screenshot: Option<PathBuf>,
+}
+
+/// Everything a receipt says.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Receipt {
+    pub run_id: String,
+    pub service: String,
+    pub display_name: String,
+    pub finished: DateTime<Utc>,
+    pub confirmation: Confirmation,
+    pub approvals: Vec<Approval>,
+    pub plugin_id: String,
+    pub plugin_version: String,
+    pub plugin_sha256: String,
+    pub model: String,
+    pub turns: u64,
+    pub input_tokens: u64,
+    pub output_tokens: u64,
+    pub cost_usd: Option<f64>,
+    /// The hash of the transcript's last line when the receipt was made:
+    /// the record from here back cannot change without `runs verify` saying so.
+    pub fingerprint: String,
+    pub lines: u64,
+}
+
+impl Receipt {
+    /// Reads the run's transcript so far (checking its chain) and the
+    /// confirmation the host captured.
+    pub fn from_record(dir: &Path, confirmation: Confirmation) -> Result<Self> {
+        let path = dir.join(TRANSCRIPT_FILE);
+        let text = std::fs::read_to_string(&path)
+            .map_err(|e| Error::io("cannot read the transcript", &path, e))?;
+        let links = verify::read_chain(&text).map_err(|m| {
+            Error::Configuration(format!("cannot make a receipt from a broken record: {m}"))
+        })?;
+        Ok(from_links(dir, &links, confirmation))
+    }
+}
+
+fn from_links(dir: &Path, links: &[chain::Link], confirmation: Confirmation) -> Receipt {
+    let of_type = |kind: &'static str| {
+        links
+            .iter()
+            .filter(move |l| l.event.get("type").and_then(Value::as_str) == Some(kind))
+    };
+    let started = of_type("run_started").next().map(|l| &l.event);
+    let finished = of_type("finished").next_back();
+    let result = finished.and_then(|l| l.event.get("result"));
+    let text = |v: Option<&Value>, key: &str| {
+        v.and_then(|v| v.get(key))
+            .and_then(Value::as_str)
+            .unwrap_or_default()
+            .to_owned()
+    };
+    let number = |v: Option<&Value>, key: &str| v.and_then(|v| v.get(key)).and_then(Value::as_u64);
+    let plugin = started.and_then(|s| s.get("plugin"));
+    let usage = result.and_then(|r| r.get("usage"));
+    let mut approvals: Vec<Approval> = Vec::new();
+    for link in links {
+        match link.event.get("type").and_then(Value::as_str) {
+            Some("approval_asked") => {
+                let request = link.event.get("request");
+                approvals.push(Approval {
+                    asked_at: link.time.clone(),
+                    reason: text(request, "reason"),
+                    action: text(request, "action"),
+                    target: request
+                        .and_then(|r| r.get("target"))
+                        .and_then(Value::as_str)
+                        .map(str::to_owned),
+                    shows: request
+                        .and_then(|r| r.get("shows"))
+                        .and_then(Value::as_str)
+                        .map(str::to_owned),
+                    url: text(request, "url"),
+                    said: request.and_then(|r| r.get("said")).map(|s| {
+                        format!(
+                            "{} says: \"{}\"",
+                            text(Some(s), "who"),
+                            text(Some(s), "words")
+                        )
+                    }),
+                    screenshot: request
+                        .and_then(|r| r.get("screenshot"))
+                        .and_then(Value::as_str)
+                        .map(PathBuf::from)
+                        .filter(|p| p.starts_with(dir)),
+                    ..Approval::default()
+                });
+            }
+            Some("approval_answered") => {
+                if let Some(last) = approvals.last_mut().filter(|a| a.answer.is_empty()) {
+                    last.answered_at = link.time.clone();
+                    last.answer = text(link.event.get("answer"), "answer");
+                }
+            }
+            _ => {}
+        }
+    }
+    let last = links.last();
+    Receipt {
+        run_id: dir
+            .file_name()
+            .map(|n| n.to_string_lossy().into_owned())
+            .unwrap_or_default(),
+        service: text(started, "service"),
+        display_name: text(started, "display_name"),
+        finished: finished
+            .and_then(|l| DateTime::parse_from_rfc3339(&l.time).ok())
+            .map_or_else(Utc::now, |t| t.with_timezone(&Utc)),
+        confirmation,
+        approvals,
+        plugin_id: text(plugin, "id"),
+        plugin_version: text(plugin, "version"),
+        plugin_sha256: text(plugin, "sha256"),
+        model: text(started, "model"),
+        turns: number(result, "turns").unwrap_or(0),
+        input_tokens: number(usage, "input").unwrap_or(0),
+        output_tokens: number(usage, "output").unwrap_or(0),
+        cost_usd: result
+            .and_then(|r| r.get("cost_usd"))
+            .and_then(Value::as_f64),
+        fingerprint: last.map(|l| l.hash.clone()).unwrap_or_default(),
+        lines: last.map_or(0, |l| l.seq),
+    }
+}
+
+/// Saves the confirmation page: its screenshot and its visible text, URL
+/// and title (`confirmation.txt`).
+pub async fn capture(browser: &Browser, dir: &Path) -> Confirmation {
+    let shot = dir.join(CONFIRMATION_PNG);
+    let screenshot = match browser.screenshot(&shot).await {
+        Ok(path) => Some(path),
+        Err(e) => {
+            tracing::warn!("no screenshot of the confirmation page: {e}");
+            None
+        }
+    };
+    let read = browser
+        .call(
+            mcp::EVALUATE,
+            json!({ "function": "() => JSON.stringify({ url: location.href, title: document.title, text: document.body ? document.body.innerText : '' })" }),
+        )
+        .await;
+    let page = match read {
+        Ok(output) => evaluated(output.result.as_deref()).unwrap_or_default(),
+        Err(e) => {
+            tracing::warn!("cannot read the confirmation page's text: {e}");
+            Value::Null
+        }
+    };
+    let field = |key: &str| page.get(key).and_then(Value::as_str).unwrap_or_default();
+    let confirmation = Confirmation {
+        url: field("url").to_owned(),
+        title: crate::text::sanitize(field("title")),
+        text: crate::text::truncate(field("text"), MAX_SAVED_TEXT_CHARS, "…").into_owned(),
+        screenshot,
+    };
+    let saved = format!(
+        "URL: {}\nTitle: {}\n\n{}\n",
+        confirmation.url, confirmation.title, confirmation.text
+    );
+    let path = dir.join(CONFIRMATION_TXT);
+    if let Err(e) = std::fs::write(&path, saved) {
+        tracing::warn!("cannot save {}: {e}", path.display());
+    }
+    confirmation
+}
+
+/// A `browser_evaluate` answer: the JSON the function returned, unwrapped
+/// from the string it was returned as.
+fn evaluated(result: Option<&str>) -> Option<Value> {
+    let value: Value = serde_json::from_str(result?.trim()).ok()?;
+    match value {
+        Value::String(inner) => serde_json::from_str(&inner).ok(),
+        other => Some(other),
+    }
+}
+
+/// Writes `receipt.html` and `receipt.md`; returns the HTML.
+pub fn write(dir: &Path, receipt: &Receipt) -> Result<String> {
+    let html = render::html(receipt);
+    let md = render::markdown(receipt);
+    for (name, body) in [(RECEIPT_HTML, &html), (RECEIPT_MD, &md)] {
+        let path = dir.join(name);
+        std::fs::write(&path, body).map_err(|e| Error::io("cannot write the receipt", &path, e))?;
+    }
+    Ok(html)
+}
+
+/// Prints `html` to `dest` in `browser`: in a new tab, so the page the run
+/// ended on stays as it was.
+pub async fn print_pdf(browser: &Browser, html: &str, dest: &Path) -> Result<(), BrowserError> {
+    browser.call(mcp::TABS, json!({ "action": "new" })).await?;
+    let literal = serde_json::to_string(html).unwrap_or_default();
+    let write = format!(
+        "async () => {{ document.open(); document.write({literal}); document.close(); \
+         await Promise.all(Array.from(document.images).map(i => i.decode().catch(() => null))); \
+         return document.images.length; }}"
+    );
+    let printed = match browser
+        .call(mcp::EVALUATE, json!({ "function": write }))
+        .await
+    {
+        Ok(_) => browser.pdf(dest).await,
+        Err(e) => Err(e),
+    };
+    if let Err(e) = browser.call(mcp::TABS, json!({ "action": "close" })).await {
+        tracing::debug!("closing the receipt's tab: {e}");
+    }
+    printed
+}
+
+/// Prints in a headless browser of its own, for runs whose browser shows a
+/// window (Chromium prints to PDF only when headless).
+pub async fn print_pdf_headless(
+    like: &BrowserOptions,
+    html: &str,
+    dest: &Path,
+    scratch: PathBuf,
+) -> Result<(), BrowserError> {
+    let mut options = BrowserOptions::new(UserData::Isolated, scratch.clone());
+    options.headless = true;
+    options.executable_path.clone_from(&like.executable_path);
+    options.command.clone_from(&like.command);
+    let printer = Browser::start(options).await?;
+    let printed = print_pdf(&printer, html, dest).await;
+    if let Err(e) = printer.shutdown().await {
+        tracing::warn!("receipt printer shutdown: {e}");
+    }
+    let _ = std::fs::remove_dir_all(scratch);
+    printed
+}
+
+/// The receipt's text excerpt.
+fn excerpt(text: &str) -> std::borrow::Cow<'_, str> {
+    crate::text::truncate(text, MAX_RECEIPT_TEXT_CHARS, "…")
+}
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used)]
+    use super::*;
+    use crate::record::RunRecord;
+
+    #[test]
+    fn a_receipt_says_what_the_record_says() {
+        let root = tempfile::tempdir().unwrap();
+        let mut record = RunRecord::create(root.path(), "netflix").unwrap();
+        let shot = record.next_screenshot();
+        std::fs::write(&shot, b"png").unwrap();
+        let events = [
+            json!({"type": "run_started", "service": "netflix", "display_name": "Netflix",
+                   "model": "claude-sonnet-4 (anthropic)",
+                   "plugin": {"id": "netflix", "version": "0.2.0", "sha256": "ab12"}}),
+            json!({"type": "approval_asked", "turn": 4, "request": {
+                   "reason": "the plan marks this step irreversible", "action": "browser_click",
+                   "target": "button \"Finish Cancellation\"", "shows": "Finish Cancellation",
+                   "url": "https://www.netflix.com/cancelplan", "screenshot": shot}}),
+            json!({"type": "approval_answered", "turn": 4, "answer": {"answer": "approved"}}),
+            json!({"type": "finished", "result": {"success": true, "verified": true, "turns": 6,
+                   "usage": {"input": 9000, "output": 400}, "cost_usd": 0.033}}),
+        ];
+        for event in &events {
+            record.append(event).unwrap();
+        }
+        let head = record.head().to_owned();
+        let receipt = Receipt::from_record(record.dir(), Confirmation::default()).unwrap();
+        assert_eq!(receipt.display_name, "Netflix");
+        assert_eq!(receipt.plugin_sha256, "ab12");
+        assert_eq!(
+            (receipt.turns, receipt.input_tokens, receipt.output_tokens),
+            (6, 9000, 400)
+        );
+        assert_eq!(receipt.fingerprint, head);
+        assert_eq!(receipt.approvals.len(), 1);
+        let approval = &receipt.approvals[0];
+        assert_eq!(approval.answer, "approved");
+        assert_eq!(approval.screenshot.as_deref(), Some(shot.as_path()));
+        assert!(!approval.answered_at.is_empty());
+    }
+
+    #[test]
+    fn evaluate_answers_unwrap() {
+        let cases = [
+            (
+                Some("\"{\\\"url\\\":\\\"u\\\"}\""),
+                Some(json!({"url": "u"})),
+            ),
+            (Some("{\"url\":\"u\"}"), Some(json!({"url": "u"}))),
+            (Some("not json"), None),
+            (None, None),
+        ];
+        for (answer, expected) in cases {
+            assert_eq!(evaluated(answer), expected, "{answer:?}");
+        }
+    }
+}
