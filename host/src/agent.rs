@@ -288,12 +288,7 @@ impl Agent<'_> {
         let verified = match self.driver {
             // The offline policy trusts the host's verification and nothing else.
             Driver::Offline(_) if state.dialog.is_none() => matches!(
-                self.judge(
-                    verdict.unwrap_or_else(|e| Verdict::Failure(format!(
-                        "the plugin could not verify: {e}"
-                    ))),
-                    state
-                ),
+                self.judge(verdict.unwrap_or_else(could_not_verify), state),
                 safety::Verification::Verified | safety::Verification::AlreadyCancelled
             ),
             Driver::Offline(_) => false,
@@ -377,7 +372,7 @@ impl Agent<'_> {
     pub(super) async fn verify(&self, snapshot: &Snapshot) -> Verdict {
         self.plugin_verdict(snapshot)
             .await
-            .unwrap_or_else(|e| Verdict::Failure(format!("the plugin could not verify: {e}")))
+            .unwrap_or_else(could_not_verify)
     }
 
     /// Ends the run when, before anything was committed, the plugin says the
@@ -397,4 +392,9 @@ impl Agent<'_> {
                 .with_error(why.clone()),
         )
     }
+}
+
+/// A plugin that fails to answer has not verified anything.
+fn could_not_verify(error: String) -> Verdict {
+    Verdict::Failure(format!("the plugin could not verify: {error}"))
 }

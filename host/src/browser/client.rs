@@ -199,61 +199,62 @@ impl Browser {
     /// Saves a PNG of the viewport at `path` (relative paths are relative to
     /// the output directory) and returns where it is.
     pub async fn screenshot(&self, path: &Path) -> Result<PathBuf, BrowserError> {
-        let output = self
-            .call(
-                mcp::TAKE_SCREENSHOT,
-                serde_json::json!({ "type": "png", "scale": "css" }),
-            )
-            .await?;
-        let Some(saved) = output
-            .files
-            .iter()
-            .find(|f| f.extension().is_some_and(|e| e == "png"))
-        else {
-            return Err(BrowserError::Tool {
-                tool: mcp::TAKE_SCREENSHOT.to_owned(),
-                message: format!("the result names no PNG file: {}", output.text),
-            });
-        };
         let dest = if path.is_absolute() {
             path.to_path_buf()
         } else {
             self.plan.cwd.join(path)
         };
-        move_file(saved, &dest)?;
-        let head = std::fs::read(&dest)
-            .map_err(|e| BrowserError::io("cannot read the screenshot", &dest, e))?;
-        if !head.starts_with(PNG_MAGIC) {
-            return Err(BrowserError::Tool {
-                tool: mcp::TAKE_SCREENSHOT.to_owned(),
-                message: format!("{} is not a PNG file", dest.display()),
-            });
-        }
+        let args = serde_json::json!({ "type": "png", "scale": "css" });
+        self.save_file(mcp::TAKE_SCREENSHOT, args, ("png", PNG_MAGIC), &dest)
+            .await?;
         Ok(dest)
     }
 
     /// Prints the current page to a PDF at `dest` (Playwright MCP's `pdf`
     /// capability; Chromium prints only when headless).
     pub async fn pdf(&self, dest: &Path) -> Result<(), BrowserError> {
-        let output = self.call(mcp::PDF_SAVE, serde_json::json!({})).await?;
+        self.save_file(
+            mcp::PDF_SAVE,
+            serde_json::json!({}),
+            ("pdf", b"%PDF-"),
+            dest,
+        )
+        .await
+    }
+
+    /// Runs `tool`, which writes a file into the output directory, and moves
+    /// that file to `dest`, checking it starts as a file of its kind must:
+    /// the server's word for what it wrote is not taken on trust.
+    async fn save_file(
+        &self,
+        tool: &str,
+        args: serde_json::Value,
+        (extension, magic): (&str, &[u8]),
+        dest: &Path,
+    ) -> Result<(), BrowserError> {
+        let output = self.call(tool, args).await?;
+        let fault = |message: String| BrowserError::Tool {
+            tool: tool.to_owned(),
+            message,
+        };
         let Some(saved) = output
             .files
             .iter()
-            .find(|f| f.extension().is_some_and(|e| e == "pdf"))
+            .find(|f| f.extension().is_some_and(|e| e == extension))
         else {
-            return Err(BrowserError::Tool {
-                tool: mcp::PDF_SAVE.to_owned(),
-                message: format!("the result names no PDF file: {}", output.text),
-            });
+            return Err(fault(format!(
+                "the result names no .{extension} file: {}",
+                output.text
+            )));
         };
         move_file(saved, dest)?;
         let head =
-            std::fs::read(dest).map_err(|e| BrowserError::io("cannot read the PDF", dest, e))?;
-        if !head.starts_with(b"%PDF-") {
-            return Err(BrowserError::Tool {
-                tool: mcp::PDF_SAVE.to_owned(),
-                message: format!("{} is not a PDF file", dest.display()),
-            });
+            std::fs::read(dest).map_err(|e| BrowserError::io("cannot read the file", dest, e))?;
+        if !head.starts_with(magic) {
+            return Err(fault(format!(
+                "{} is not a .{extension} file",
+                dest.display()
+            )));
         }
         Ok(())
     }

@@ -71,6 +71,15 @@ pub fn run(action: Option<RunsAction>, dirs: &Dirs, json: bool) -> Result<u8> {
     }
 }
 
+/// 0 when all went well, else the failure code.
+fn exit_code(ok: bool) -> u8 {
+    if ok {
+        EXIT_SUCCESS
+    } else {
+        ErrorClass::Failure.exit_code()
+    }
+}
+
 fn outcome(run: &RunSummary) -> String {
     if run.verified_success() {
         "✓ cancelled".to_owned()
@@ -189,11 +198,7 @@ fn verdict_json(checked: &std::result::Result<Verified, verify::Mismatch>) -> se
 
 fn check(run: &RunSummary, json: bool) -> Result<u8> {
     let checked = verify::verify(&run.dir);
-    let code = if checked.is_ok() {
-        EXIT_SUCCESS
-    } else {
-        ErrorClass::Failure.exit_code()
-    };
+    let code = exit_code(checked.is_ok());
     if json {
         println!(
             "{}",
@@ -260,11 +265,7 @@ fn prune(all: &[RunSummary], days: u32, force: bool, json: bool) -> Result<u8> {
         }
     }
     let kept: Vec<&str> = plan.kept.iter().map(|r| r.id.as_str()).collect();
-    let code = if failed.is_empty() {
-        EXIT_SUCCESS
-    } else {
-        ErrorClass::Failure.exit_code()
-    };
+    let code = exit_code(failed.is_empty());
     if json {
         println!(
             "{}",
