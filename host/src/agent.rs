@@ -14,6 +14,7 @@ pub mod history;
 mod image;
 mod metrics;
 pub mod offline;
+mod passwords;
 pub mod profile;
 mod prompt;
 mod result;
@@ -156,6 +157,7 @@ impl Agent<'_> {
         }
         self.browser.navigate(&self.options.start_url).await?;
         state.snapshot = self.profile.look(self.browser, None).await?;
+        self.mask_passwords(state).await;
         if let Some(ended) = self.watch_auth(state).await? {
             return Ok(ended);
         }

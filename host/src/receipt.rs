@@ -263,8 +263,8 @@ pub async fn print_pdf(browser: &Browser, html: &str, dest: &Path) -> Result<(),
     printed
 }
 
-/// Prints in a headless browser of its own, for runs whose browser shows a
-/// window (Chromium prints to PDF only when headless).
+/// Prints in a headless browser of its own, for a run whose browser could
+/// not print (older Chromium builds print to PDF only when headless).
 pub async fn print_pdf_headless(
     like: &BrowserOptions,
     html: &str,

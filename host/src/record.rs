@@ -51,6 +51,9 @@ pub struct RunRecord {
     screenshots: u32,
     head: String,
     lines: u64,
+    /// Password values the page held; kept in memory only, to mask the
+    /// browser server's own snapshot files before the record is sealed.
+    secrets: Vec<String>,
 }
 
 impl RunRecord {
@@ -70,6 +73,7 @@ impl RunRecord {
             screenshots: 0,
             head: chain::GENESIS.to_owned(),
             lines: 0,
+            secrets: Vec::new(),
         })
     }
 
@@ -87,6 +91,14 @@ impl RunRecord {
         self.screenshots += 1;
         self.dir
             .join(format!("screenshot-{:03}.png", self.screenshots))
+    }
+
+    /// A password the page held: masked in the saved snapshot files at
+    /// [`RunRecord::finish`]. Never written anywhere itself.
+    pub fn add_secret(&mut self, secret: &str) {
+        if !secret.is_empty() && !self.secrets.iter().any(|s| s == secret) {
+            self.secrets.push(secret.to_owned());
+        }
     }
 
     /// Appends one event as a chained JSON line with its time.
@@ -107,6 +119,9 @@ impl RunRecord {
     /// Lists every file of the run with its hash as the transcript's last
     /// line, then writes `result.json` with the chain's head.
     pub fn finish<R: Serialize>(&mut self, result: &R) -> Result<PathBuf> {
+        if !self.secrets.is_empty() {
+            mask_saved_snapshots(&self.dir, &self.secrets)?;
+        }
         let files = list_files(&self.dir)?;
         self.append(&serde_json::json!({ "type": SEALED_EVENT, "files": files }))?;
         let path = self.dir.join(RESULT_FILE);
@@ -133,6 +148,24 @@ pub fn result_text(value: &serde_json::Value) -> String {
     let mut text = serde_json::to_string_pretty(value).unwrap_or_default();
     text.push('\n');
     text
+}
+
+/// The browser server's snapshot files (`*.yml`) with `secrets` masked.
+fn mask_saved_snapshots(dir: &Path, secrets: &[String]) -> Result<()> {
+    for entry in list_files(dir)? {
+        if !entry.path.ends_with(".yml") {
+            continue;
+        }
+        let path = dir.join(&entry.path);
+        let text = std::fs::read_to_string(&path)
+            .map_err(|e| Error::io("cannot read a saved snapshot", &path, e))?;
+        let masked = crate::page::mask::tree(&text, secrets);
+        if masked != text {
+            std::fs::write(&path, masked)
+                .map_err(|e| Error::io("cannot mask a saved snapshot", &path, e))?;
+        }
+    }
+    Ok(())
 }
 
 /// Every file under `dir` but the transcript and the result, sorted, hashed.

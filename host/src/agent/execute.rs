@@ -136,6 +136,7 @@ impl Agent<'_> {
                 self.profile.look(self.browser, output.as_ref()),
             )
             .await?;
+            self.mask_passwords(state).await;
             if let Some(ended) = self.watch_auth(state).await? {
                 return Ok(end(ended));
             }

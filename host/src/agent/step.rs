@@ -147,6 +147,7 @@ impl Agent<'_> {
                     self.profile.look(self.browser, None),
                 )
                 .await?;
+                self.mask_passwords(state).await;
                 self.verification(state).await
             }
         };

@@ -211,7 +211,7 @@ impl Browser {
     }
 
     /// Prints the current page to a PDF at `dest` (Playwright MCP's `pdf`
-    /// capability; Chromium prints only when headless).
+    /// capability; Chromium 156 prints headed too, measured on Xvfb).
     pub async fn pdf(&self, dest: &Path) -> Result<(), BrowserError> {
         self.save_file(
             mcp::PDF_SAVE,

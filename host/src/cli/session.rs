@@ -224,9 +224,9 @@ pub async fn run(
 }
 
 /// The receipt of a verified success: the confirmation page saved, then
-/// `receipt.html`, `receipt.md` and `receipt.pdf` from the record. A window
-/// cannot print (Chromium prints headless only), so a headed run prints in
-/// a headless browser of its own. Returns the files written, HTML first.
+/// `receipt.html`, `receipt.md` and `receipt.pdf` from the record. Should a
+/// headed browser fail to print (older Chromium builds print headless only),
+/// a headless one of its own prints. Returns the files written, HTML first.
 async fn write_receipt(
     browser: &Browser,
     options: &BrowserOptions,

@@ -49,6 +49,19 @@ const TYPED_ROLES: &[&str] = &["textbox", "searchbox", "spinbutton"];
 /// field's value: replacing every "ab" on the page would shred the tree.
 pub const SECRET_ANYWHERE_MIN_BYTES: usize = 4;
 
+/// Whether the tree shows any typed field with a value: only then can a
+/// password be in it, and only then is the page asked for its passwords.
+pub fn has_typed_value(yaml: &str) -> bool {
+    yaml.lines().any(|line| {
+        let Some(item) = line.trim_start().strip_prefix("- ") else {
+            return false;
+        };
+        // A value inline (`textbox "E-mail": me@x`) or as a child (`textbox:`).
+        let (key, value) = split_key(item);
+        value.is_some() && TYPED_ROLES.contains(&role_and_name(key).0)
+    })
+}
+
 /// Whether a field named `name` holds a secret.
 pub fn is_secret_name(name: &str) -> bool {
     let name = name.to_lowercase();
@@ -198,6 +211,21 @@ mod tests {
     #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
     use super::*;
+
+    #[test]
+    fn typed_values_table() {
+        let cases = [
+            ("- textbox \"Email\" [ref=e4]: me@example.com", true),
+            ("  - textbox [ref=e7]: hunter2", true),
+            ("- textbox \"Reason\" [ref=e2]:\n  - text: too dear", true),
+            ("- textbox \"Email\" [ref=e4]", false),
+            ("- text: Your membership ends soon", false),
+            ("- button \"Cancel\" [ref=e3]", false),
+        ];
+        for (yaml, typed) in cases {
+            assert_eq!(has_typed_value(yaml), typed, "{yaml}");
+        }
+    }
 
     #[test]
     fn secret_names_table() {

@@ -317,6 +317,8 @@ async fn no_key_cookie_or_password_reaches_the_record_or_the_model() {
         "COOKIE-NEVER-RECORDED",
         "hunter2-NEVER-RECORDED",
         "typed-NEVER-RECORDED",
+        // In a password field whose name says nothing: found by asking the page.
+        "unlabelled-NEVER-RECORDED",
     ];
     let site = Site::serve(&site_dir("secrets")).await.unwrap();
     let turn = AtomicUsize::new(0);
@@ -399,7 +401,10 @@ async fn no_key_cookie_or_password_reaches_the_record_or_the_model() {
     assert!(files >= 4, "the record holds its files");
     // The provider never saw the typed password either.
     for request in model.requests() {
-        assert!(!format!("{:?}", request.messages()).contains("hunter2-NEVER-RECORDED"));
+        let sent = format!("{:?}", request.messages());
+        assert!(
+            !sent.contains("hunter2-NEVER-RECORDED") && !sent.contains("unlabelled-NEVER-RECORDED")
+        );
     }
     let (code, said) = sub(home.path(), &["runs", "verify", "last"]).await;
     assert_eq!(code, Some(0), "{said}");
