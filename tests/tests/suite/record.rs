@@ -406,6 +406,14 @@ async fn no_key_cookie_or_password_reaches_the_record_or_the_model() {
             !sent.contains("hunter2-NEVER-RECORDED") && !sent.contains("unlabelled-NEVER-RECORDED")
         );
     }
+    // The site's own log: the page was only ever read, nothing was sent to it.
+    let sent: Vec<String> = site
+        .requests()
+        .iter()
+        .filter(|r| r.method != "GET")
+        .map(|r| format!("{} {}", r.method, r.target))
+        .collect();
+    assert!(sent.is_empty(), "the page received {sent:?}");
     let (code, said) = sub(home.path(), &["runs", "verify", "last"]).await;
     assert_eq!(code, Some(0), "{said}");
 }
