@@ -27,14 +27,15 @@ use std::time::Instant;
 
 use base64::Engine as _;
 
-pub use driver::Driver;
+pub use driver::{ClientCall, ClientCalls, ClientModel, ClientReply, Driver, client_model};
 pub use events::{Event, Reporter};
 pub use image::MAX_MODEL_IMAGE_BYTES;
 pub use offline::OfflinePolicy;
 pub use profile::{ModelScreenshot, ToolProfile, compact::CompactProfile, full::FullProfile};
 pub use result::{TaskReason, TaskResult, Tokens};
+pub use virtual_tools::{COMPLETE_TASK, REQUEST_HUMAN_APPROVAL};
 
-use crate::approval::Console;
+use crate::approval::Approver;
 use crate::browser::Browser;
 use crate::browser::guard::{GuardRules, NetworkGuard};
 use crate::error::Error;
@@ -78,7 +79,7 @@ pub struct Agent<'a> {
     pub browser: &'a Browser,
     pub driver: Driver,
     pub profile: Box<dyn ToolProfile>,
-    pub console: &'a mut Console,
+    pub approver: &'a mut Approver,
     pub reporter: &'a mut Reporter,
     pub options: RunOptions,
 }
@@ -191,7 +192,12 @@ impl Agent<'_> {
                 tools: tools.clone(),
                 max_tokens: MAX_REPLY_TOKENS,
             };
-            let completion = self.next_completion(&request, state, verdict).await?;
+            let Some(completion) = self.next_completion(&request, state, verdict).await? else {
+                return Ok(
+                    TaskResult::new(false, false, TaskReason::Closed, state.turn)
+                        .with_error("the MCP client closed the session before the run ended"),
+                );
+            };
             if completion.tool_calls.is_empty() {
                 self.report_timing(state, turn_started);
             }
@@ -230,6 +236,9 @@ impl Agent<'_> {
             self.report_timing(state, turn_started);
             match outcome {
                 step::Step::Continue { content, is_error } => {
+                    if let Driver::Client(client) = &mut self.driver {
+                        client.deliver(&content, is_error);
+                    }
                     state.history.push(Message::ToolResult {
                         call_id: call.id.clone(),
                         content,
@@ -271,21 +280,26 @@ impl Agent<'_> {
         }
     }
 
+    /// The next move; `None` when an MCP client closed its session.
     async fn next_completion(
         &mut self,
         request: &Request,
         state: &mut State,
         verdict: Result<Verdict, String>,
-    ) -> Result<Completion, Error> {
-        let (images, image_chars) = request_images(request);
-        self.reporter.emit(Event::ModelRequest {
-            turn: state.turn,
-            messages: request.messages.len(),
-            tools: request.tools.len(),
-            chars: request_chars(request),
-            images,
-            image_chars,
-        });
+    ) -> Result<Option<Completion>, Error> {
+        // A client's model is sent nothing by the host: its client already
+        // holds the page the last result carried.
+        if !matches!(self.driver, Driver::Client(_)) {
+            let (images, image_chars) = request_images(request);
+            self.reporter.emit(Event::ModelRequest {
+                turn: state.turn,
+                messages: request.messages.len(),
+                tools: request.tools.len(),
+                chars: request_chars(request),
+                images,
+                image_chars,
+            });
+        }
         let started = Instant::now();
         let verified = match self.driver {
             // The offline policy trusts the host's verification and nothing else.
@@ -293,8 +307,7 @@ impl Agent<'_> {
                 self.judge(verdict.unwrap_or_else(could_not_verify), state),
                 safety::Verification::Verified | safety::Verification::AlreadyCancelled
             ),
-            Driver::Offline(_) => false,
-            Driver::Model(_) => false,
+            Driver::Offline(_) | Driver::Model(_) | Driver::Client(_) => false,
         };
         let completion = match &mut self.driver {
             Driver::Model(provider) => {
@@ -308,6 +321,13 @@ impl Agent<'_> {
                 verified,
                 state.turn,
             ),
+            Driver::Client(client) => {
+                self.reporter.busy("Waiting for the MCP client…");
+                match client.next().await {
+                    Some(completion) => completion,
+                    None => return Ok(None),
+                }
+            }
         };
         state.timing.model += started.elapsed();
         let usage = Tokens::from(completion.usage);
@@ -323,7 +343,7 @@ impl Agent<'_> {
             usage,
             elapsed_ms: millis(started),
         });
-        Ok(completion)
+        Ok(Some(completion))
     }
 
     fn report_timing(&mut self, state: &State, started: Instant) {

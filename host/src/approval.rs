@@ -2,12 +2,39 @@
 //! read. Whether to ask at all is [`crate::safety::assess`]'s decision.
 //! Answers come from stdin whether or not it is a terminal, so a pipe of `y`
 //! lines works; end of input means no. Nothing ever approves silently.
+//!
+//! Who answers is an [`Approver`]: the person at this terminal, or one
+//! reached through a [`Questions`] queue (an MCP client's person through
+//! elicitation, or several runs' one prompt). A question nobody can answer
+//! is [`Answer::Unavailable`], which is a no.
 
 mod console;
+mod queue;
 
 use std::path::PathBuf;
 
 pub use console::Console;
+pub use queue::{Question, Questions, questions};
+
+/// Who answers a run's approval prompts.
+#[derive(Debug)]
+pub enum Approver {
+    /// The person at this terminal, or a pipe of answers.
+    Console(Console),
+    /// Someone reached through a queue; the receiving end shows the question.
+    Queue(Questions),
+}
+
+impl Approver {
+    /// The next line the person types, for a pause such as signing in.
+    /// Only a console has lines: a queue's person cannot be paused for.
+    pub async fn read_line(&mut self) -> Option<String> {
+        match self {
+            Approver::Console(console) => console.read_line().await,
+            Approver::Queue(_) => None,
+        }
+    }
+}
 
 /// What the human is shown (seed 000 §2.5.4), with everything the action
 /// carries: a yes is given to this one action and nothing else.
@@ -88,6 +115,9 @@ pub enum Answer {
     Rejected,
     /// Anything else: a no, with words for the model; the run goes on.
     Feedback(String),
+    /// Nobody could be asked (an MCP client without elicitation, a person
+    /// who never answered): a no, with why; the run ends.
+    Unavailable(String),
 }
 
 impl Answer {

@@ -4,10 +4,10 @@ pub mod cancel;
 pub mod demo;
 pub mod doctor;
 pub mod login;
+pub mod mcp;
 pub mod plugin;
 pub mod runs;
 mod services;
-pub mod session;
 mod table;
 
 #[cfg(test)]
@@ -17,7 +17,7 @@ use clap::{Parser, Subcommand};
 
 use crate::error::Result;
 use crate::paths::Dirs;
-use crate::plugin::{ComponentCache, PluginEngine, Registry};
+use crate::plugin::{Registry, load_registry};
 
 #[derive(Debug, Parser)]
 #[command(
@@ -54,6 +54,9 @@ pub enum Command {
 
     /// Open the browser on a service so you can sign in once; the session is kept.
     Login(login::LoginArgs),
+
+    /// Serve the canceller over MCP (stdio or HTTP), for Claude Desktop, Claude Code, Cursor.
+    Mcp(mcp::McpArgs),
 
     /// Check Node.js, Playwright MCP, the browser, the profile, the plugins and the keys.
     #[command(after_help = "Examples:\n  \
@@ -178,6 +181,7 @@ pub async fn run(cli: Cli) -> Result<u8> {
         Command::Cancel(args) => cancel::run(args, &dirs, json, verbose).await,
         Command::Demo(args) => demo::run(args, &dirs, json, verbose).await,
         Command::Login(args) => login::run(args, &dirs).await,
+        Command::Mcp(args) => mcp::run(args, &dirs).await,
         Command::Doctor => doctor::run(&dirs, json).await,
         Command::Completions { shell } => {
             use clap::CommandFactory;
@@ -201,19 +205,6 @@ pub async fn run(cli: Cli) -> Result<u8> {
     }
 }
 
-/// The plugin engine with the compiled-component cache, or without one when
-/// the cache cannot be opened. Every command that loads plugins uses it, so
-/// a component (the interpreter above all) is compiled once per machine.
-pub fn plugin_engine(dirs: &Dirs) -> Result<PluginEngine> {
-    Ok(match ComponentCache::open(&dirs.plugin_cache()) {
-        Ok(cache) => PluginEngine::with_cache(cache)?,
-        Err(e) => {
-            tracing::warn!("{e}; compiling plugins without a cache");
-            PluginEngine::new()?
-        }
-    })
-}
-
 /// What failed to load, for `--json` listings.
 pub fn broken_json(registry: &Registry) -> Vec<serde_json::Value> {
     registry
@@ -228,21 +219,6 @@ pub fn print_broken(registry: &Registry) {
     for (name, e) in registry.broken() {
         anstream::eprintln!("not loaded: {name}: {e}");
     }
-}
-
-/// Loads every plugin off the async workers (wasmtime must not run on them).
-pub async fn load_registry(dirs: &Dirs) -> Result<Registry> {
-    let dirs = dirs.clone();
-    tokio::task::spawn_blocking(move || {
-        let engine = plugin_engine(&dirs)?;
-        Ok(Registry::load(&engine, Some(&dirs.installed_plugins())))
-    })
-    .await
-    .map_err(|e| {
-        crate::Error::Configuration(format!(
-            "loading plugins failed: {e}; this is a bug in subterminator: please report it"
-        ))
-    })?
 }
 
 #[cfg(test)]

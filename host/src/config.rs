@@ -35,6 +35,31 @@ pub struct Config {
 
     #[serde(default)]
     pub plugins: PluginsConfig,
+
+    #[serde(default)]
+    pub mcp: McpConfig,
+}
+
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(deny_unknown_fields, rename_all = "kebab-case")]
+pub struct McpConfig {
+    /// Seconds a `subterminator mcp` session may stay idle before its
+    /// browser is closed (`--idle-timeout` wins).
+    ///
+    /// ```toml
+    /// [mcp]
+    /// idle-timeout = 3600
+    /// ```
+    pub idle_timeout: Option<u64>,
+
+    /// The most browser sessions `subterminator mcp` keeps open at once
+    /// (`--max-sessions` wins).
+    ///
+    /// ```toml
+    /// [mcp]
+    /// max-sessions = 4
+    /// ```
+    pub max_sessions: Option<usize>,
 }
 
 #[derive(Debug, Clone, Default, Deserialize)]
@@ -129,12 +154,14 @@ mod tests {
     #[test]
     fn parses_every_field() {
         let config: Config = toml::from_str(
-            "model = \"gpt-4o\"\nbase-url = \"http://localhost:11434/v1\"\n[browser]\nexecutable = \"/usr/bin/chromium\"\nheadless = true\ncommand = [\"node\", \"cli.js\"]\n[agent]\nmax-turns = 7\ntools = \"full\"\n",
+            "model = \"gpt-4o\"\nbase-url = \"http://localhost:11434/v1\"\n[browser]\nexecutable = \"/usr/bin/chromium\"\nheadless = true\ncommand = [\"node\", \"cli.js\"]\n[agent]\nmax-turns = 7\ntools = \"full\"\n[mcp]\nidle-timeout = 60\nmax-sessions = 2\n",
         )
         .unwrap();
         assert_eq!(config.model.as_deref(), Some("gpt-4o"));
         assert_eq!(config.browser.headless, Some(true));
         assert_eq!(config.agent.max_turns, Some(7));
+        assert_eq!(config.mcp.idle_timeout, Some(60));
+        assert_eq!(config.mcp.max_sessions, Some(2));
     }
 
     #[test]

@@ -12,6 +12,7 @@ pub mod error;
 pub mod exit;
 pub mod fixture;
 pub mod llm;
+pub mod mcp;
 pub mod page;
 pub mod paths;
 pub mod plugin;
@@ -19,6 +20,7 @@ pub mod receipt;
 pub mod record;
 pub mod safety;
 pub mod scaffold;
+pub mod session;
 pub mod text;
 
 pub use error::{Error, Result};

@@ -16,6 +16,7 @@ pub mod index;
 mod installed;
 mod instance;
 pub mod limits;
+mod load;
 mod registry;
 mod store;
 mod types;
@@ -31,6 +32,7 @@ pub use installed::{
     InstalledPlugin, MANIFEST_FILE, Manifest, PluginKind, is_sha256_hex, sha256_hex, write_atomic,
 };
 pub use instance::Plugin;
+pub use load::{engine, load_registry};
 pub use registry::{
     BUNDLED, BUNDLED_DECLARATIVE, BundledDeclarative, BundledPlugin, INTERPRETER, PluginSource,
     Provenance, Registry, ServiceEntry, load_declarative,

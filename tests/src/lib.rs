@@ -7,6 +7,7 @@ pub mod flow_script;
 pub mod hostile;
 pub mod hostile_model;
 pub mod human;
+pub mod mcp_client;
 pub mod model_server;
 pub mod scripted;
 pub mod site;

@@ -13,6 +13,7 @@ mod suite {
     mod guard;
     mod hostile;
     mod llm;
+    mod mcp;
     mod plugin_cache;
     mod record;
     mod sandbox;

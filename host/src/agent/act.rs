@@ -9,7 +9,7 @@ use serde_json::Value;
 use super::gather::Gathered;
 use super::profile::{BrowserAction, Refusal, describe};
 use super::state::State;
-use super::step::{Step, end, rejected};
+use super::step::{Step, end, rejected, unavailable};
 use super::{Agent, Event};
 use crate::approval::{Answer, ApprovalRequest, Said};
 use crate::browser::guard::GuardMode;
@@ -89,6 +89,9 @@ impl Agent<'_> {
                                 state.turn,
                                 &format!("the human did not approve {}", what.trim()),
                             )));
+                        }
+                        Answer::Unavailable(why) => {
+                            return Ok(end(rejected(state.turn, &unavailable(&why))));
                         }
                         Answer::Feedback(feedback) => {
                             let refusal = Refusal::new(

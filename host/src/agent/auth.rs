@@ -53,7 +53,7 @@ impl Agent<'_> {
             state.auth_pauses += 1;
             self.reporter
                 .notice("Do it in the browser window, then press Enter here to continue.");
-            let answered = timed(&mut state.timing.human, self.console.read_line()).await;
+            let answered = timed(&mut state.timing.human, self.approver.read_line()).await;
             if answered.is_none() {
                 return Ok(Some(
                     TaskResult::new(false, false, TaskReason::AuthRequired, state.turn)

@@ -1,4 +1,7 @@
-//! Who decides each turn: a model, or the offline policy acting as one.
+//! Who decides each turn: a model, the offline policy acting as one, or an
+//! MCP client's model whose calls arrive one at a time.
+
+use tokio::sync::{mpsc, oneshot};
 
 use super::offline::{self, OfflinePolicy};
 use super::profile::ToolProfile;
@@ -9,6 +12,9 @@ use crate::page::Snapshot;
 pub enum Driver {
     Model(Box<dyn Provider>),
     Offline(OfflinePolicy),
+    /// The client's model, to the host just another model: each call it
+    /// makes is one turn, through the same steps as any other.
+    Client(ClientModel),
 }
 
 impl Driver {
@@ -16,6 +22,7 @@ impl Driver {
         match self {
             Driver::Model(p) => format!("{} ({})", p.model(), p.name()),
             Driver::Offline(_) => "offline policy (no model)".into(),
+            Driver::Client(client) => client.label.clone(),
         }
     }
 
@@ -30,7 +37,8 @@ impl Driver {
                     output_tokens: tokens.output,
                 },
             ),
-            Driver::Offline(_) => Some(0.0),
+            // Neither spends anything of the host's: the client pays its own model.
+            Driver::Offline(_) | Driver::Client(_) => Some(0.0),
         }
     }
 }
@@ -68,5 +76,69 @@ pub(super) fn offline_completion(
         }],
         usage: Usage::default(),
         stop_reason: Some("tool_use".into()),
+    }
+}
+
+/// One call of the client's model, and where its result goes.
+#[derive(Debug)]
+pub struct ClientCall {
+    pub call: ToolCall,
+    pub reply: oneshot::Sender<ClientReply>,
+}
+
+/// What the host answered a client's call: the same tool result a model
+/// would get.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ClientReply {
+    pub content: String,
+    pub is_error: bool,
+}
+
+/// The run's end of an MCP client's model.
+#[derive(Debug)]
+pub struct ClientModel {
+    label: String,
+    calls: mpsc::Receiver<ClientCall>,
+    /// Where the result of the call being worked on goes.
+    waiting: Option<oneshot::Sender<ClientReply>>,
+}
+
+/// The server's end: it sends each call the client makes.
+pub type ClientCalls = mpsc::Sender<ClientCall>;
+
+/// A client model named `label` (for the record) and the end that feeds it.
+pub fn client_model(label: impl Into<String>) -> (ClientCalls, ClientModel) {
+    // One call at a time: the server waits for each result before the next.
+    let (tx, rx) = mpsc::channel(1);
+    let model = ClientModel {
+        label: label.into(),
+        calls: rx,
+        waiting: None,
+    };
+    (tx, model)
+}
+
+impl ClientModel {
+    /// The client's next call as a model's reply; `None` once the client
+    /// has closed the session.
+    pub(super) async fn next(&mut self) -> Option<Completion> {
+        let ClientCall { call, reply } = self.calls.recv().await?;
+        self.waiting = Some(reply);
+        Some(Completion {
+            text: None,
+            tool_calls: vec![call],
+            usage: Usage::default(),
+            stop_reason: Some("tool_use".into()),
+        })
+    }
+
+    /// The result of the call just worked on, to the client waiting for it.
+    pub(super) fn deliver(&mut self, content: &str, is_error: bool) {
+        if let Some(reply) = self.waiting.take() {
+            let _ = reply.send(ClientReply {
+                content: content.to_owned(),
+                is_error,
+            });
+        }
     }
 }

@@ -146,6 +146,9 @@ pub struct Reporter {
     display_name: String,
     spinner: Option<indicatif::ProgressBar>,
     terminal: bool,
+    /// A copy of every event, for a front-end that reports progress its
+    /// own way (the MCP server's notifications).
+    tap: Option<tokio::sync::mpsc::UnboundedSender<Event>>,
 }
 
 impl std::fmt::Debug for Reporter {
@@ -165,7 +168,14 @@ impl Reporter {
             display_name: String::new(),
             spinner: None,
             terminal: std::io::stdout().is_terminal() && std::io::stderr().is_terminal(),
+            tap: None,
         }
+    }
+
+    /// The same reporter, also sending a copy of every event to `tap`.
+    pub fn with_tap(mut self, tap: tokio::sync::mpsc::UnboundedSender<Event>) -> Self {
+        self.tap = Some(tap);
+        self
     }
 
     pub fn record(&mut self) -> Option<&mut RunRecord> {
@@ -181,6 +191,11 @@ impl Reporter {
         }
         if self.human {
             self.show(&event);
+        }
+        if let Some(tap) = &self.tap
+            && tap.send(event).is_err()
+        {
+            self.tap = None;
         }
     }
 
@@ -282,6 +297,7 @@ impl Reporter {
             Event::ApprovalAnswered { answer, .. } => match answer {
                 Answer::Approved => {}
                 Answer::Rejected => println!("{red}Rejected.{red:#}"),
+                Answer::Unavailable(why) => println!("{red}Not approved: {why}.{red:#}"),
                 Answer::Feedback(text) => {
                     println!("{dim}  ↳ not approved; telling the model: {text}{dim:#}")
                 }

@@ -9,7 +9,7 @@ use super::act::details;
 use super::gather::Gathered;
 use super::profile::{BrowserAction, Outcome, Refusal, describe};
 use super::state::{OpenDialog, State, millis, timed};
-use super::step::{Step, end, rejected};
+use super::step::{Step, end, rejected, unavailable};
 use super::{Agent, Event};
 use crate::approval::{Answer, ApprovalRequest};
 use crate::browser::guard::{self, BlockedRequest, GuardMode};
@@ -114,6 +114,9 @@ impl Agent<'_> {
                         state.turn,
                         &format!("the human did not approve {}", describe_blocked(&blocked)),
                     )));
+                }
+                Answer::Unavailable(why) => {
+                    return Ok(end(rejected(state.turn, &unavailable(&why))));
                 }
                 Answer::Feedback(feedback) => {
                     guard_note = Some(format!(

@@ -70,7 +70,9 @@ pub enum ModelScreenshot {
 /// `dyn ToolProfile`.
 pub type Look<'a> = Pin<Box<dyn Future<Output = Result<Snapshot, BrowserError>> + Send + 'a>>;
 
-pub trait ToolProfile: Send {
+/// `Sync` as well as `Send`: a run's agent may be driven from a spawned task
+/// (the MCP server's sessions).
+pub trait ToolProfile: Send + Sync {
     /// `full` or `compact`.
     fn name(&self) -> &'static str;
 

@@ -27,6 +27,9 @@ pub enum TaskReason {
     CannotCancelHere,
     AuthRequired,
     Interrupted,
+    /// An MCP client closed its session, or left it idle, before the run
+    /// ended.
+    Closed,
     DryRun,
 }
 

@@ -6,7 +6,7 @@ use super::profile::{Outcome, Refusal};
 use super::state::{State, timed};
 use super::virtual_tools::{self, COMPLETE_TASK, REQUEST_HUMAN_APPROVAL};
 use super::{Agent, Event, TaskReason, TaskResult, schema};
-use crate::approval::{Answer, ApprovalRequest, Said};
+use crate::approval::{Answer, ApprovalRequest, Approver, Said};
 use crate::error::Error;
 use crate::llm::ToolCall;
 use crate::plugin::Verdict;
@@ -240,6 +240,7 @@ impl Agent<'_> {
                 is_error: false,
             },
             Answer::Rejected => end(rejected(state.turn, "the human said no")),
+            Answer::Unavailable(why) => end(rejected(state.turn, &unavailable(&why))),
             Answer::Feedback(feedback) => Step::Continue {
                 content:
                     json!({ "approved": false, "message": format!("User feedback: {feedback}") })
@@ -255,9 +256,14 @@ impl Agent<'_> {
             turn: state.turn,
             request: request.clone(),
         });
-        self.reporter.prompt_approval(&request);
-        let line = timed(&mut state.timing.human, self.console.read_answer()).await;
-        let answer = Answer::parse(line.as_deref());
+        let answer = match &mut *self.approver {
+            Approver::Console(console) => {
+                self.reporter.prompt_approval(&request);
+                let line = timed(&mut state.timing.human, console.read_answer()).await;
+                Answer::parse(line.as_deref())
+            }
+            Approver::Queue(queue) => timed(&mut state.timing.human, queue.ask(request)).await,
+        };
         self.reporter.emit(Event::ApprovalAnswered {
             turn: state.turn,
             answer: answer.clone(),
@@ -277,6 +283,11 @@ impl Agent<'_> {
             }
         }
     }
+}
+
+/// Why a run ended when nobody could be asked.
+pub(super) fn unavailable(why: &str) -> String {
+    format!("nobody could approve it: {why}; nothing that needs a yes was done")
 }
 
 pub(super) fn rejected(turn: u32, why: &str) -> TaskResult {

@@ -278,11 +278,17 @@ impl Browser {
     /// `browser_close` (which saves the profile), then SIGTERM and, after
     /// [`TERMINATE_GRACE`], SIGKILL to every process of the server; all within
     /// [`SHUTDOWN_TIMEOUT`]. Dropping a `Browser` without this kills at once,
-    /// which may lose the last moments of profile data.
-    pub async fn shutdown(self) -> Result<(), BrowserError> {
+    /// which may lose the last moments of profile data. Once shut down, a
+    /// call fails instead of starting a new server; a second shutdown does
+    /// nothing.
+    pub async fn shutdown(&self) -> Result<(), BrowserError> {
         let started = Instant::now();
-        let session = self.session.into_inner();
-        if let Some(conn) = session.conn {
+        let conn = {
+            let mut session = self.session.lock().await;
+            session.reconnects_left = 0;
+            session.conn.take()
+        };
+        if let Some(conn) = conn {
             close_connection(conn, true).await;
         }
         let elapsed = started.elapsed();

@@ -4,11 +4,11 @@ use std::path::PathBuf;
 
 use clap::Args;
 
-use super::session::{self, SessionSpec, ToolsArg};
 use crate::agent::DEFAULT_MAX_TURNS;
 use crate::config::Config;
 use crate::error::Result;
 use crate::paths::Dirs;
+use crate::session::{self, SessionSpec, ToolsArg};
 
 #[derive(Debug, Args)]
 #[command(after_help = "Examples:\n  \
@@ -128,7 +128,7 @@ pub async fn run(args: CancelArgs, dirs: &Dirs, json: bool, verbose: bool) -> Re
     }
     spec.start_url = args.start_url;
     spec.isolated = args.isolated;
-    let registry = super::load_registry(dirs).await?;
+    let registry = crate::plugin::load_registry(dirs).await?;
     let service = registry.get(&args.service)?;
     session::start_url(&spec, service)?;
     let driver = session::driver(&spec, &config, service)?;

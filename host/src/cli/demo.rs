@@ -4,12 +4,12 @@
 use clap::Args;
 
 use super::cancel::RunArgs;
-use super::session::{self, OFFLINE_MODEL};
 use crate::config::Config;
 use crate::demo::{FlowSite, PracticeSite, SiteOptions};
 use crate::error::{Error, Result};
 use crate::exit::EXIT_SUCCESS;
 use crate::paths::Dirs;
+use crate::session::{self, OFFLINE_MODEL};
 
 /// The bundled plugin that knows the practice site.
 pub const PRACTICE_SERVICE: &str = "practice";
@@ -124,7 +124,7 @@ pub async fn run(args: DemoArgs, dirs: &Dirs, json: bool, verbose: bool) -> Resu
     spec.start_url = Some(site.url());
     // The demo never touches the user's signed-in profile.
     spec.isolated = true;
-    let registry = super::load_registry(dirs).await?;
+    let registry = crate::plugin::load_registry(dirs).await?;
     let service = registry.get(&service_id)?;
     let driver = session::driver(&spec, &config, service)?;
     let code = session::run(dirs, &config, service, &spec, driver).await;

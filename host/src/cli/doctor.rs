@@ -10,6 +10,9 @@ use crate::config::Config;
 use crate::error::Result;
 use crate::paths::Dirs;
 
+/// `subterminator mcp` must start, initialize and list its tools within this.
+const MCP_CHECK_TIMEOUT: Duration = Duration::from_secs(20);
+
 /// The first `npx` of the pinned package may download it.
 const PACKAGE_CHECK_TIMEOUT: Duration = Duration::from_secs(180);
 
@@ -49,6 +52,7 @@ pub async fn run(dirs: &Dirs, json: bool) -> Result<u8> {
     checks.push(browser_launches(dirs, &config).await);
     checks.push(profile_dir(dirs));
     checks.push(plugins(dirs).await);
+    checks.push(mcp_server().await);
     checks.extend(keys());
     let healthy = checks.iter().all(|c| c.ok || !c.required);
     if json {
@@ -195,7 +199,7 @@ fn profile_dir(dirs: &Dirs) -> Check {
 
 async fn plugins(dirs: &Dirs) -> Check {
     let name = "Plugins";
-    match super::load_registry(dirs).await {
+    match crate::plugin::load_registry(dirs).await {
         Ok(registry) if registry.broken().is_empty() => pass(
             name,
             format!(
@@ -245,4 +249,63 @@ fn keys() -> Vec<Check> {
             }
         })
         .collect()
+}
+
+/// Starts `subterminator mcp` as a client would (this binary, stdio), and
+/// asks it for its tools. No browser starts: the server starts them lazily.
+async fn mcp_server() -> Check {
+    use rmcp::ServiceExt;
+    let name = "MCP server";
+    let fix = "run `subterminator mcp` by hand and read what it prints on stderr";
+    let exe = match std::env::current_exe() {
+        Ok(exe) => exe,
+        Err(e) => return fail(name, format!("cannot find this program: {e}"), fix),
+    };
+    let started = std::time::Instant::now();
+    let mut child = match tokio::process::Command::new(&exe)
+        .arg("mcp")
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::null())
+        .kill_on_drop(true)
+        .spawn()
+    {
+        Ok(child) => child,
+        Err(e) => {
+            return fail(
+                name,
+                format!("`{} mcp` did not start: {e}", exe.display()),
+                fix,
+            );
+        }
+    };
+    let (Some(stdout), Some(stdin)) = (child.stdout.take(), child.stdin.take()) else {
+        return fail(name, "its stdio could not be captured", fix);
+    };
+    let talk = async {
+        let client = ().serve((stdout, stdin)).await.map_err(|e| e.to_string())?;
+        let tools = client.list_all_tools().await.map_err(|e| e.to_string())?;
+        let _ = client.cancel().await;
+        Ok::<_, String>(tools.len())
+    };
+    let outcome = tokio::time::timeout(MCP_CHECK_TIMEOUT, talk).await;
+    let _ = tokio::time::timeout(Duration::from_secs(5), child.wait()).await;
+    match outcome {
+        Ok(Ok(tools)) => pass(
+            name,
+            format!(
+                "`subterminator mcp` answers: {tools} tools in {} ms",
+                started.elapsed().as_millis()
+            ),
+        ),
+        Ok(Err(e)) => fail(name, format!("`subterminator mcp` failed: {e}"), fix),
+        Err(_) => fail(
+            name,
+            format!(
+                "`subterminator mcp` did not answer within {} s",
+                MCP_CHECK_TIMEOUT.as_secs()
+            ),
+            fix,
+        ),
+    }
 }

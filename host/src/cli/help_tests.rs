@@ -54,6 +54,28 @@ const FLAGS: &[(&str, &[&str], &[&str])] = &[
         &["no-checkpoint"],
     ),
     ("login", &["browser"], &["json", "verbose"]),
+    (
+        "mcp",
+        &[
+            "http",
+            "token-file",
+            "model",
+            "headless",
+            "isolated",
+            "idle-timeout",
+            "max-sessions",
+        ],
+        // Remote listening is not to be copied from an example; the others
+        // are as `cancel` shows them.
+        &[
+            "allow-remote",
+            "base-url",
+            "browser",
+            "max-turns",
+            "json",
+            "verbose",
+        ],
+    ),
     ("doctor", &["json"], &["verbose"]),
     ("completions", &[], &["json", "verbose"]),
     ("services", &["json"], &["verbose"]),

@@ -5,12 +5,12 @@ use std::path::PathBuf;
 
 use clap::Args;
 
-use super::session;
 use crate::approval::Console;
 use crate::browser::{Browser, BrowserOptions, UserData};
 use crate::config::Config;
 use crate::error::{Error, Result};
 use crate::paths::Dirs;
+use crate::session;
 
 #[derive(Debug, Args)]
 #[command(after_help = "Examples:\n  \
@@ -27,7 +27,7 @@ pub struct LoginArgs {
 
 pub async fn run(args: LoginArgs, dirs: &Dirs) -> Result<u8> {
     let config = Config::load(&dirs.config_file())?;
-    let registry = super::load_registry(dirs).await?;
+    let registry = crate::plugin::load_registry(dirs).await?;
     let service = registry.get(&args.service)?;
     if !session::has_display() {
         return Err(Error::Configuration(

@@ -234,7 +234,7 @@ fn open(run: &RunSummary, json: bool) -> Result<u8> {
         return Ok(EXIT_SUCCESS);
     }
     // In a pipe, or with no screen, the path is what is useful.
-    if std::io::stdout().is_terminal() && super::session::has_display() {
+    if std::io::stdout().is_terminal() && crate::session::has_display() {
         let opener = if cfg!(target_os = "macos") {
             "open"
         } else {

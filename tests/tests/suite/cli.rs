@@ -140,6 +140,11 @@ async fn doctor_passes_on_this_machine_without_showing_keys() {
     .await;
     assert_eq!(code, Some(0), "{out}{err}");
     assert!(out.contains("ANTHROPIC_API_KEY: set"), "{out}");
+    assert!(
+        out.lines()
+            .any(|l| l.starts_with("✓ MCP server: `subterminator mcp` answers: 11 tools")),
+        "{out}"
+    );
     assert!(!out.contains("sk-ant-doctor-secret") && !err.contains("sk-ant-doctor-secret"));
 }
 
@@ -155,6 +160,7 @@ async fn completions_and_help() {
         "doctor",
         "services",
         "completions",
+        "mcp",
     ] {
         let (code, out, _) = run(&[command, "--help"], &[]).await;
         assert_eq!(code, Some(0), "{command}");

@@ -12,9 +12,9 @@ pub mod geometry;
 pub mod tools;
 pub mod view;
 
-use std::cell::Cell;
 use std::collections::HashMap;
 use std::path::PathBuf;
+use std::sync::atomic::{AtomicBool, Ordering};
 
 use crate::safety::RefusalCode;
 use serde_json::{Value, json};
@@ -49,7 +49,7 @@ pub struct CompactProfile {
     viewport: Tracker,
     latest_viewport: Option<Viewport>,
     /// Set by `get_snapshot(viewport_only=false)` for the next view only.
-    wide: Cell<bool>,
+    wide: AtomicBool,
     /// Every view lists the whole page, not just the viewport: for the
     /// offline policy, which reads no tokens and finds its target anywhere
     /// on the page (a click scrolls it into view).
@@ -258,7 +258,7 @@ impl ToolProfile for CompactProfile {
             boxes: Some(&self.boxes),
             viewport: self.latest_viewport,
             pointer: &pointer,
-            viewport_only: !(self.wide.replace(false) || self.always_wide),
+            viewport_only: !(self.wide.swap(false, Ordering::Relaxed) || self.always_wide),
         };
         let id = uuid::Uuid::new_v4().to_string();
         let (mut view, targets) = view::build(snapshot, &layout, id);
@@ -277,7 +277,7 @@ impl ToolProfile for CompactProfile {
         match tool {
             GET_SNAPSHOT => {
                 let wide = args.get("viewport_only").and_then(Value::as_bool) == Some(false);
-                self.wide.set(wide);
+                self.wide.store(wide, Ordering::Relaxed);
                 Ok(BrowserAction {
                     mcp_tool: None,
                     mcp_args: Value::Null,

@@ -159,7 +159,7 @@ async fn resolve(args: &InstallArgs, dirs: &Dirs, json: bool) -> Result<Candidat
 /// Loads the candidate in the sandbox (which checks its API version,
 /// metadata bounds and plan) beside the registry it would join.
 async fn load_with_registry(dirs: &Dirs, candidate: &Candidate) -> Result<(Plugin, Registry)> {
-    let registry = super::super::load_registry(dirs).await?;
+    let registry = crate::plugin::load_registry(dirs).await?;
     let candidate = candidate.clone();
     let dirs = dirs.clone();
     let plugin = tokio::task::spawn_blocking(move || load_candidate(&dirs, &candidate))
@@ -175,7 +175,7 @@ async fn load_with_registry(dirs: &Dirs, candidate: &Candidate) -> Result<(Plugi
 /// The candidate, loaded in the real sandbox, on the same cached engine as
 /// every other command.
 pub fn load_candidate(dirs: &Dirs, candidate: &Candidate) -> Result<Plugin> {
-    let engine = crate::cli::plugin_engine(dirs)?;
+    let engine = crate::plugin::engine(dirs)?;
     let name = candidate.source.clone();
     Ok(match candidate.kind {
         PluginKind::Component => Plugin::load(&engine, &name, &candidate.bytes)?,

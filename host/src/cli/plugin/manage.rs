@@ -50,7 +50,7 @@ pub fn remove(args: RemoveArgs, dirs: &Dirs, json: bool) -> Result<u8> {
 }
 
 pub async fn list(dirs: &Dirs, json: bool) -> Result<u8> {
-    let registry = super::super::load_registry(dirs).await?;
+    let registry = crate::plugin::load_registry(dirs).await?;
     if json {
         let plugins: Vec<_> = registry
             .services()
@@ -93,7 +93,7 @@ pub struct InfoArgs {
 }
 
 pub async fn info(args: InfoArgs, dirs: &Dirs, json: bool) -> Result<u8> {
-    let registry = super::super::load_registry(dirs).await?;
+    let registry = crate::plugin::load_registry(dirs).await?;
     let entry = registry.get(&args.id)?;
     let m = &entry.metadata;
     if json {

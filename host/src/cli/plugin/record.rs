@@ -11,7 +11,6 @@ use clap::Args;
 
 use crate::approval::Console;
 use crate::browser::{Browser, BrowserError, BrowserOptions, UserData, tools};
-use crate::cli::session;
 use crate::cli::table::print_table;
 use crate::config::Config;
 use crate::error::{Error, Result};
@@ -21,6 +20,7 @@ use crate::paths::Dirs;
 use crate::scaffold;
 use crate::scaffold::recording::{self, Changes, PageKey, Saved};
 use crate::scaffold::walk::{self, Action, Step};
+use crate::session;
 use crate::text::{ELLIPSIS, sanitize, truncate};
 
 /// How often the page is read while a person walks the flow: quick enough
