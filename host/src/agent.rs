@@ -12,11 +12,15 @@ mod execute;
 mod gather;
 pub mod history;
 mod image;
+mod interrupt;
 mod metrics;
 pub mod offline;
 mod passwords;
 pub mod profile;
 mod prompt;
+mod recover;
+mod remember;
+pub mod replay;
 mod result;
 pub mod schema;
 mod state;
@@ -39,7 +43,8 @@ use crate::approval::Approver;
 use crate::browser::Browser;
 use crate::browser::guard::{GuardRules, NetworkGuard};
 use crate::error::Error;
-use crate::llm::{Completion, Message, Request, ToolCall};
+use crate::llm::textcall::{self, TextCall};
+use crate::llm::{Completion, Message, Request, ToolCall, ToolSpec};
 use crate::page::{Snapshot, origin_of};
 use crate::plugin::{self, ServiceEntry, Verdict};
 use crate::safety;
@@ -71,6 +76,16 @@ pub struct RunOptions {
     pub local_copy: bool,
     /// Whether a sign-in wall may pause for the human (headed, on a terminal).
     pub interactive: bool,
+    /// Whether cookie banners, promotions and chat widgets in the way are
+    /// dismissed by the host (`[agent] dismiss-interruptions`, on by default).
+    pub dismiss_interruptions: bool,
+    /// Where paths that worked are remembered; `None` remembers nothing.
+    pub memory: Option<crate::memory::Memory>,
+    /// `--replay`: follow the remembered path with no model until it no
+    /// longer matches the page.
+    pub replay: bool,
+    /// The config's list prices (`[prices]`), over the defaults.
+    pub prices: std::collections::BTreeMap<String, crate::llm::pricing::Price>,
 }
 
 /// Everything one run works with.
@@ -88,6 +103,7 @@ impl Agent<'_> {
     /// Runs to the end. Errors the model cannot be told about (the model or
     /// the browser gone) still end in a [`TaskResult`] with the right exit code.
     pub async fn run(mut self) -> TaskResult {
+        let started = Instant::now();
         let mut state = State::new(self.allowed_origins());
         self.reporter.emit(Event::RunStarted {
             service: self.service.metadata.id.clone(),
@@ -103,12 +119,15 @@ impl Agent<'_> {
             checkpoints: self.options.checkpoints,
             plugin: self.service.provenance(),
         });
+        self.recall(&mut state);
         let mut result = match self.run_loop(&mut state).await {
             Ok(result) => result,
             Err(error) => TaskResult::from_error(&error, state.turn),
         };
+        self.remember(&result, &state);
         result.usage = state.usage;
-        result.cost_usd = self.driver.cost_usd(state.usage);
+        result.cost_usd = self.driver.cost_usd(state.usage, &self.options.prices);
+        result.time = state.timing.split(started.elapsed());
         if result.final_url.is_none() && !state.snapshot.url.is_empty() {
             result.final_url = Some(state.snapshot.url.clone());
         }
@@ -162,11 +181,19 @@ impl Agent<'_> {
         if let Some(ended) = self.watch_auth(state).await? {
             return Ok(ended);
         }
+        let dismissed = self.clear_interruptions(state).await?;
         let page = self.profile.observe(&state.snapshot);
-        state.history.push(Message::User(format!(
+        let mut first = format!(
             "Goal: {}\n\nCurrent page:\n{page}",
             self.service.metadata.goal
-        )));
+        );
+        for note in dismissed {
+            first.push_str(&format!("\n{note}"));
+        }
+        if let Some(hints) = self.hints(state) {
+            first.push_str(&format!("\n\n{hints}"));
+        }
+        state.history.push(Message::User(first));
         self.attach_screenshot(state).await;
         let system = prompt::system_prompt(&self.service.metadata, &self.service.plan);
         let mut tools = self.profile.tools();
@@ -192,12 +219,13 @@ impl Agent<'_> {
                 tools: tools.clone(),
                 max_tokens: MAX_REPLY_TOKENS,
             };
-            let Some(completion) = self.next_completion(&request, state, verdict).await? else {
+            let Some(mut completion) = self.next_completion(&request, state, verdict).await? else {
                 return Ok(
                     TaskResult::new(false, false, TaskReason::Closed, state.turn)
                         .with_error("the MCP client closed the session before the run ended"),
                 );
             };
+            let repair = self.call_in_text(&mut completion, &tools, state.turn);
             if completion.tool_calls.is_empty() {
                 self.report_timing(state, turn_started);
             }
@@ -213,7 +241,9 @@ impl Agent<'_> {
                     text: completion.text.clone(),
                     tool_calls: Vec::new(),
                 });
-                state.history.push(Message::User(NUDGE.into()));
+                let prompt =
+                    repair.map_or_else(|| NUDGE.to_owned(), |p| textcall::repair_prompt(&p));
+                state.history.push(Message::User(prompt));
                 continue;
             };
             no_action = 0;
@@ -287,9 +317,10 @@ impl Agent<'_> {
         state: &mut State,
         verdict: Result<Verdict, String>,
     ) -> Result<Option<Completion>, Error> {
+        let replaying = state.replay.as_ref().is_some_and(|r| !r.handed_over());
         // A client's model is sent nothing by the host: its client already
-        // holds the page the last result carried.
-        if !matches!(self.driver, Driver::Client(_)) {
+        // holds the page the last result carried. Nor is a replayed step.
+        if !matches!(self.driver, Driver::Client(_)) && !replaying {
             let (images, image_chars) = request_images(request);
             self.reporter.emit(Event::ModelRequest {
                 turn: state.turn,
@@ -301,14 +332,28 @@ impl Agent<'_> {
             });
         }
         let started = Instant::now();
-        let verified = match self.driver {
-            // The offline policy trusts the host's verification and nothing else.
-            Driver::Offline(_) if state.dialog.is_none() => matches!(
+        // The offline policy and the replay trust the host's verification
+        // and nothing else.
+        let verified = state.dialog.is_none()
+            && (matches!(self.driver, Driver::Offline(_)) || replaying)
+            && matches!(
                 self.judge(verdict.unwrap_or_else(could_not_verify), state),
                 safety::Verification::Verified | safety::Verification::AlreadyCancelled
-            ),
-            Driver::Offline(_) | Driver::Model(_) | Driver::Client(_) => false,
-        };
+            );
+        if replaying && let Some(completion) = self.replayed(verified, state) {
+            self.reporter.emit(Event::ModelReply {
+                turn: state.turn,
+                text: completion.text.clone(),
+                tool_calls: completion
+                    .tool_calls
+                    .iter()
+                    .map(|c| c.name.clone())
+                    .collect(),
+                usage: Tokens::default(),
+                elapsed_ms: millis(started),
+            });
+            return Ok(Some(completion));
+        }
         let completion = match &mut self.driver {
             Driver::Model(provider) => {
                 self.reporter.busy("Waiting for the model…");
@@ -344,6 +389,37 @@ impl Agent<'_> {
             elapsed_ms: millis(started),
         });
         Ok(Some(completion))
+    }
+
+    /// A model that wrote its call as text instead of calling the tool:
+    /// the call is read from the text (and checked like any call). Returns
+    /// what was wrong when the text meant a call that cannot be used.
+    fn call_in_text(
+        &mut self,
+        completion: &mut Completion,
+        tools: &[ToolSpec],
+        turn: u32,
+    ) -> Option<String> {
+        if !completion.tool_calls.is_empty() || !matches!(self.driver, Driver::Model(_)) {
+            return None;
+        }
+        let read = textcall::read(completion.text.as_deref()?, tools);
+        let (tool, problem) = match read {
+            TextCall::None => return None,
+            TextCall::Call(mut call) => {
+                call.id = format!("text-{turn}");
+                let tool = call.name.clone();
+                completion.tool_calls.push(call);
+                (Some(tool), None)
+            }
+            TextCall::Invalid(problem) => (None, Some(problem)),
+        };
+        self.reporter.emit(Event::CallInText {
+            turn,
+            tool,
+            problem: problem.clone(),
+        });
+        problem
     }
 
     fn report_timing(&mut self, state: &State, started: Instant) {

@@ -39,6 +39,7 @@ pub mod client;
 pub mod facts;
 pub mod guard;
 pub mod launch;
+pub mod package;
 pub mod process;
 pub mod procfs;
 pub mod result;
@@ -67,6 +68,12 @@ pub const CALL_TIMEOUT: Duration = Duration::from_secs(45);
 
 /// Passed to the server as `--timeout-navigation`.
 pub const NAVIGATION_TIMEOUT: Duration = Duration::from_secs(30);
+
+/// The page's size in CSS pixels, width by height, passed to the server as
+/// `--viewport-size`: set, it is known without asking the page, which
+/// spares the first look a script call and the server's settle time after
+/// it. Playwright's own default, and a common laptop's.
+pub const VIEWPORT_PX: (u32, u32) = (1280, 720);
 
 /// From the start of [`Browser::shutdown`] until no process is left.
 pub const SHUTDOWN_TIMEOUT: Duration = Duration::from_secs(5);

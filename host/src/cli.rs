@@ -5,6 +5,7 @@ pub mod demo;
 pub mod doctor;
 pub mod login;
 pub mod mcp;
+pub mod memory;
 pub mod plugin;
 pub mod runs;
 mod services;
@@ -79,6 +80,15 @@ pub enum Command {
     Services {
         #[command(subcommand)]
         action: Option<ServicesAction>,
+    },
+
+    /// Show or forget the paths remembered from verified cancellations.
+    #[command(after_help = "Examples:\n  \
+        subterminator memory show netflix      the path that worked last time\n  \
+        subterminator memory forget netflix    start from scratch next time")]
+    Memory {
+        #[command(subcommand)]
+        action: memory::MemoryAction,
     },
 
     /// List past runs; show, verify, open the receipt of, or prune one.
@@ -195,6 +205,7 @@ pub async fn run(cli: Cli) -> Result<u8> {
         }
         Command::Plugin { action } => plugin::run(action, &dirs, json).await,
         Command::Runs { action } => runs::run(action, &dirs, json),
+        Command::Memory { action } => memory::run(action, &dirs, json),
         Command::Services { action } => {
             let registry = load_registry(&dirs).await?;
             match action {

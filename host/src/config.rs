@@ -38,6 +38,20 @@ pub struct Config {
 
     #[serde(default)]
     pub mcp: McpConfig,
+
+    /// List prices per model name prefix, US dollars per million tokens,
+    /// for the cost shown after each run; they add to or override the
+    /// defaults (`llm::pricing`). The longest matching prefix wins.
+    ///
+    /// ```toml
+    /// [prices.claude-opus-4-6]
+    /// input = 5.0
+    /// output = 25.0
+    /// cache-read = 0.5
+    /// cache-write = 6.25
+    /// ```
+    #[serde(default)]
+    pub prices: std::collections::BTreeMap<String, crate::llm::pricing::Price>,
 }
 
 #[derive(Debug, Clone, Default, Deserialize)]
@@ -126,6 +140,15 @@ pub struct AgentConfig {
     /// tools = "compact"
     /// ```
     pub tools: Option<String>,
+
+    /// Whether the host dismisses cookie banners, promotions and chat
+    /// widgets in the way before the next move (on unless set to false).
+    ///
+    /// ```toml
+    /// [agent]
+    /// dismiss-interruptions = false
+    /// ```
+    pub dismiss_interruptions: Option<bool>,
 }
 
 impl Config {

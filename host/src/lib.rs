@@ -13,6 +13,7 @@ pub mod exit;
 pub mod fixture;
 pub mod llm;
 pub mod mcp;
+pub mod memory;
 pub mod page;
 pub mod paths;
 pub mod plugin;

@@ -17,6 +17,7 @@ pub mod openai;
 pub mod pricing;
 mod retry;
 mod settings;
+pub mod textcall;
 mod tools;
 mod transport;
 
@@ -116,12 +117,23 @@ pub struct Usage {
     /// Every input token, cached or not, so the total reflects the prompt's size.
     pub input_tokens: u64,
     pub output_tokens: u64,
+    /// Of `input_tokens`, those read from the provider's prompt cache
+    /// (billed at a fraction of the input price).
+    pub cache_read_tokens: u64,
+    /// Of `input_tokens`, those written to it (Anthropic bills a premium).
+    pub cache_write_tokens: u64,
 }
 
 impl AddAssign for Usage {
     fn add_assign(&mut self, other: Usage) {
         self.input_tokens = self.input_tokens.saturating_add(other.input_tokens);
         self.output_tokens = self.output_tokens.saturating_add(other.output_tokens);
+        self.cache_read_tokens = self
+            .cache_read_tokens
+            .saturating_add(other.cache_read_tokens);
+        self.cache_write_tokens = self
+            .cache_write_tokens
+            .saturating_add(other.cache_write_tokens);
     }
 }
 

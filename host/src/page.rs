@@ -2,6 +2,7 @@
 //! (seed 000 §2.5.2) that the browser layer produces, the plugins judge, and
 //! the agent shows the model.
 
+pub mod interruption;
 pub mod mask;
 pub(crate) mod yaml;
 

@@ -63,6 +63,11 @@ impl Dirs {
         self.cache.join("plugins")
     }
 
+    /// Paths that worked, one file per service and plugin version.
+    pub fn memory(&self) -> PathBuf {
+        self.data.join("memory")
+    }
+
     /// One folder per run: its record and screenshots.
     pub fn runs(&self) -> PathBuf {
         self.data.join("runs")

@@ -116,6 +116,9 @@ pub struct Facts<'a> {
     pub plugin: PluginAnswer,
     /// Why the page is a commit page, when it is.
     pub commit_page: Option<&'a CommitPage>,
+    /// Whether this is the host's own press on the button that closes an
+    /// interruption it found (`page::interruption`), never a driver's move.
+    pub dismissal: bool,
 }
 
 /// A dialog the page opened, as the model wants to answer it.
@@ -211,8 +214,10 @@ pub fn assess(facts: &Facts<'_>, policy: Policy) -> Decision {
         ));
     }
     let exempt = plan_exempt(facts);
+    let in_place = dismisses_in_place(facts);
     if let Some(page) = facts.commit_page
         && !exempt
+        && !in_place
     {
         return ask(format!(
             "this page commits ({}: {}), so every change on it needs a yes",
@@ -222,10 +227,32 @@ pub fn assess(facts: &Facts<'_>, policy: Policy) -> Decision {
     Decision::Proceed {
         reason: if exempt {
             "a step the plugin's plan says is not irreversible".into()
+        } else if in_place && facts.commit_page.is_some() {
+            "it closes an interruption in place: no form, no link, and the guard stops any request"
+                .into()
         } else {
             "nothing on this page commits".into()
         },
     }
+}
+
+/// Whether the host's dismissal of an interruption presses a button that
+/// can neither submit a form nor follow a link (a link to this very page,
+/// `#`, stays in place). On a commit page that is the only press the host
+/// makes unasked, and the guard stops every post and navigation it might
+/// still start from a script.
+fn dismisses_in_place(facts: &Facts<'_>) -> bool {
+    let Some(dom) = facts.dom else {
+        return false;
+    };
+    let same_page = |href: &str| {
+        let strip = |u: &str| u.split('#').next().unwrap_or(u).to_owned();
+        strip(href) == strip(&facts.page.url)
+    };
+    facts.dismissal
+        && facts.tool == mcp::CLICK
+        && dom.form_action.is_none()
+        && dom.href.as_deref().is_none_or(same_page)
 }
 
 /// Whether the plan names the target as a step that is not irreversible:
@@ -241,6 +268,12 @@ fn plan_exempt(facts: &Facts<'_>) -> bool {
 /// posts unless the plan names the target, and, on a commit page, any
 /// navigation to the service too. (Commit patterns are always stopped.)
 pub fn unapproved_guard(facts: &Facts<'_>) -> GuardMode {
+    if facts.dismissal {
+        return GuardMode::Guarded {
+            block_posts: true,
+            block_navigations: true,
+        };
+    }
     let exempt = plan_exempt(facts);
     GuardMode::Guarded {
         block_posts: !exempt,

@@ -15,6 +15,7 @@ use crate::browser::{Browser, BrowserOptions, UserData};
 use crate::config::Config;
 use crate::error::{Error, Result};
 use crate::llm::{self, LlmSettings, ModelChoice, ProviderEnv};
+use crate::memory::Memory;
 use crate::paths::Dirs;
 use crate::plugin::ServiceEntry;
 use crate::receipt;
@@ -45,6 +46,11 @@ pub struct SessionSpec {
     pub tools: ToolsArg,
     /// `--vision`: the compact profile sends a screenshot with each snapshot.
     pub vision: bool,
+    /// `[agent] dismiss-interruptions`: the host clears cookie banners,
+    /// promotions and chat widgets before the next move.
+    pub dismiss_interruptions: bool,
+    /// `--replay`: follow the remembered path with no model while it matches.
+    pub replay: bool,
     pub browser: Option<PathBuf>,
     pub isolated: bool,
     pub json: bool,
@@ -116,6 +122,8 @@ pub struct Run {
     run_dir: PathBuf,
     start_url: String,
     local_copy: bool,
+    memory: Memory,
+    prices: std::collections::BTreeMap<String, crate::llm::pricing::Price>,
 }
 
 impl std::fmt::Debug for Run {
@@ -169,6 +177,8 @@ impl Run {
             run_dir,
             start_url,
             local_copy,
+            memory: Memory::new(dirs.memory()),
+            prices: config.prices.clone(),
         })
     }
 
@@ -202,6 +212,10 @@ impl Run {
                 start_url: self.start_url.clone(),
                 local_copy: self.local_copy,
                 interactive: interactive && !self.options.headless,
+                dismiss_interruptions: spec.dismiss_interruptions,
+                memory: Some(self.memory.clone()),
+                replay: spec.replay,
+                prices: self.prices.clone(),
             },
         }
     }
@@ -287,6 +301,24 @@ fn browser_options(
         .or_else(|| config.browser.executable.clone());
     options.command = config.browser.command.clone();
     options
+}
+
+/// `--replay` needs a path remembered for this service and plugin version.
+pub fn check_replay(spec: &SessionSpec, dirs: &Dirs, service: &ServiceEntry) -> Result<()> {
+    let m = &service.metadata;
+    let (start, _) = start_url(spec, service)?;
+    let site = crate::memory::site_of(&start);
+    if spec.replay
+        && Memory::new(dirs.memory())
+            .load(&m.id, &m.version, &site)
+            .is_none()
+    {
+        return Err(Error::Configuration(format!(
+            "--replay: no path is remembered for {} (plugin {}) on {site}; run it once without --replay: a verified cancellation remembers its path",
+            m.id, m.version
+        )));
+    }
+    Ok(())
 }
 
 /// Runs `service` end to end on this terminal, and returns the process's

@@ -9,5 +9,7 @@ pub mod hostile_model;
 pub mod human;
 pub mod mcp_client;
 pub mod model_server;
+pub mod prompt_cache;
 pub mod scripted;
 pub mod site;
+pub mod sloppy;

@@ -121,6 +121,7 @@ pub type Handler = dyn Fn(&RecordedRequest) -> Reply + Send + Sync;
 
 struct Shared {
     handler: Box<Handler>,
+    cache: Mutex<crate::prompt_cache::PromptCache>,
     requests: Mutex<Vec<RecordedRequest>>,
     usage: Mutex<(u64, u64)>,
     ids: AtomicU64,
@@ -139,6 +140,7 @@ impl ModelServer {
     ) -> std::io::Result<ModelServer> {
         let shared = Arc::new(Shared {
             handler: Box::new(handler),
+            cache: Mutex::new(crate::prompt_cache::PromptCache::default()),
             requests: Mutex::new(Vec::new()),
             usage: Mutex::new((0, 0)),
             ids: AtomicU64::new(0),
@@ -276,11 +278,22 @@ async fn answer(
         .as_str()
         .unwrap_or("unknown-model")
         .to_owned();
+    let cached = {
+        let mut cache = lock(&shared.cache);
+        match api {
+            Api::Anthropic => cache.anthropic(&request.body),
+            Api::OpenAi => (cache.openai(&request.body), 0),
+        }
+    };
     let render = |reply: &Reply| {
         let output_tokens = output_tokens(reply);
         let json = match api {
-            Api::Anthropic => anthropic_message(reply, &model, id, input_tokens, output_tokens),
-            Api::OpenAi => openai_completion(reply, &model, id, input_tokens, output_tokens),
+            Api::Anthropic => {
+                anthropic_message(reply, &model, id, (input_tokens, cached), output_tokens)
+            }
+            Api::OpenAi => {
+                openai_completion(reply, &model, id, (input_tokens, cached.0), output_tokens)
+            }
         };
         (json, output_tokens)
     };
@@ -364,7 +377,14 @@ fn id(prefix: &str, n: u64, index: usize) -> String {
     format!("{prefix}{n:010}{index:02}X7kQ9vR2mT4pL8")
 }
 
-fn anthropic_message(reply: &Reply, model: &str, n: u64, input: u64, output: u64) -> Value {
+/// `input`: every input token, and of those the cache's `(read, written)`.
+fn anthropic_message(
+    reply: &Reply,
+    model: &str,
+    n: u64,
+    input: (u64, (u64, u64)),
+    output: u64,
+) -> Value {
     let tool_use = |index: usize, name: &str, input: Value| json!({"type": "tool_use", "id": id("toolu_01", n, index), "name": name, "input": input});
     let (content, stop_reason) = match reply {
         Reply::ToolCalls(calls) => (
@@ -397,15 +417,17 @@ fn anthropic_message(reply: &Reply, model: &str, n: u64, input: u64, output: u64
         "stop_reason": stop_reason,
         "stop_sequence": null,
         "usage": {
-            "input_tokens": input,
-            "cache_creation_input_tokens": 0,
-            "cache_read_input_tokens": 0,
+            // Anthropic's input_tokens are the uncached ones.
+            "input_tokens": input.0.saturating_sub(input.1.0 + input.1.1),
+            "cache_creation_input_tokens": input.1.1,
+            "cache_read_input_tokens": input.1.0,
             "output_tokens": output,
         },
     })
 }
 
-fn openai_completion(reply: &Reply, model: &str, n: u64, input: u64, output: u64) -> Value {
+/// `input`: every prompt token, and of those the cached ones.
+fn openai_completion(reply: &Reply, model: &str, n: u64, input: (u64, u64), output: u64) -> Value {
     let call = |index: usize, name: &str, arguments: String| {
         json!({
             "id": id("call_", n, index),
@@ -449,9 +471,10 @@ fn openai_completion(reply: &Reply, model: &str, n: u64, input: u64, output: u64
         "model": model,
         "choices": [{"index": 0, "message": message, "logprobs": null, "finish_reason": finish_reason}],
         "usage": {
-            "prompt_tokens": input,
+            "prompt_tokens": input.0,
             "completion_tokens": output,
-            "total_tokens": input + output,
+            "total_tokens": input.0 + output,
+            "prompt_tokens_details": {"cached_tokens": input.1},
         },
         "service_tier": "default",
         "system_fingerprint": "fp_model_server",

@@ -16,6 +16,7 @@ mod suite {
     mod mcp;
     mod plugin_cache;
     mod record;
+    mod robust;
     mod sandbox;
     mod services;
 }

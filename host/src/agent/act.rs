@@ -6,6 +6,7 @@ use std::time::Instant;
 
 use serde_json::Value;
 
+use super::execute::Proposed;
 use super::gather::Gathered;
 use super::profile::{BrowserAction, Refusal, describe};
 use super::state::State;
@@ -125,18 +126,35 @@ impl Agent<'_> {
             target,
             arguments: action.mcp_args.clone(),
         });
-        self.execute(tool, &runs, &action, mode, &gathered, state)
-            .await
+        let call = Proposed {
+            tool,
+            args,
+            runs: &runs,
+        };
+        self.execute(call, &action, mode, &gathered, state).await
     }
 
     /// The one safety decision, from the facts gathered, and what the
     /// network guard stops should the action run without a yes.
-    fn decide(
+    pub(super) fn decide(
         &self,
         runs: &str,
         action: &BrowserAction,
         gathered: &Gathered,
         state: &State,
+    ) -> (Decision, GuardMode) {
+        self.decide_for(runs, action, gathered, state, false)
+    }
+
+    /// [`Self::decide`], saying whether the host itself presses the button
+    /// that closes an interruption.
+    pub(super) fn decide_for(
+        &self,
+        runs: &str,
+        action: &BrowserAction,
+        gathered: &Gathered,
+        state: &State,
+        dismissal: bool,
     ) -> (Decision, GuardMode) {
         let plan = self.plan_knowledge();
         let dialog = state.dialog.as_ref().and_then(|open| {
@@ -164,6 +182,7 @@ impl Agent<'_> {
             commit_urls: &self.service.metadata.commit_url_patterns,
             plugin: gathered.plugin.clone(),
             commit_page: gathered.commit_page.as_ref(),
+            dismissal,
         };
         let policy = Policy {
             checkpoints: self.options.checkpoints,

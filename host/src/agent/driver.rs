@@ -27,15 +27,17 @@ impl Driver {
     }
 
     /// What `tokens` cost with this driver; the offline policy costs nothing.
-    pub fn cost_usd(&self, tokens: super::Tokens) -> Option<f64> {
+    pub fn cost_usd(
+        &self,
+        tokens: super::Tokens,
+        prices: &std::collections::BTreeMap<String, crate::llm::pricing::Price>,
+    ) -> Option<f64> {
         match self {
             Driver::Model(p) => crate::llm::pricing::cost_usd(
                 p.name(),
                 p.model(),
-                crate::llm::Usage {
-                    input_tokens: tokens.input,
-                    output_tokens: tokens.output,
-                },
+                crate::llm::Usage::from(tokens),
+                prices,
             ),
             // Neither spends anything of the host's: the client pays its own model.
             Driver::Offline(_) | Driver::Client(_) => Some(0.0),

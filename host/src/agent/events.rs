@@ -85,6 +85,50 @@ pub enum Event {
         turn: u32,
         requests: Vec<crate::browser::guard::BlockedRequest>,
     },
+    /// An interruption (cookie banner, promotion, chat widget) the host
+    /// dismissed before the next move, or left alone and why.
+    Interruption {
+        turn: u32,
+        kind: crate::page::interruption::Kind,
+        /// The button it pressed, or would have.
+        button: String,
+        /// Words of the box it sits in.
+        context: String,
+        url: String,
+        dismissed: bool,
+        left: Option<String>,
+    },
+    /// A failed action the host tried once more after mending what was in
+    /// the way (`ok`: the retry worked, and the model never heard of it).
+    Recovered {
+        turn: u32,
+        tool: String,
+        trouble: super::recover::Trouble,
+        /// What the host did first: dismissed, scrolled, waited.
+        after: String,
+        ok: bool,
+    },
+    /// The replay of the remembered path stopped matching the page; the
+    /// driver (the model, or the plugin's plan offline) goes on from here.
+    HandedOver {
+        turn: u32,
+        /// Steps replayed before.
+        replayed: usize,
+        why: String,
+        to: String,
+    },
+    /// The model wrote its tool call as text: read and used (`tool`), or
+    /// not usable (`problem`, sent back to it as a repair prompt).
+    CallInText {
+        turn: u32,
+        tool: Option<String>,
+        problem: Option<String>,
+    },
+    /// The path this verified run took, remembered for the next.
+    Remembered {
+        steps: usize,
+        file: String,
+    },
     /// A dialog the host answered by itself (alerts, `beforeunload`).
     DialogAnswered {
         turn: u32,
@@ -343,6 +387,9 @@ impl Reporter {
                         result.reason, result.turns
                     );
                 }
+                if result.reason != super::TaskReason::DryRun {
+                    println!("{dim}{}{dim:#}", spent(result));
+                }
                 if let Some(record) = &self.record {
                     println!("{dim}Run record: {}{dim:#}", record.dir().display());
                 }
@@ -352,7 +399,22 @@ impl Reporter {
                     println!("Receipt: {}", record.dir().join(first).display());
                 }
             }
+            Event::Interruption {
+                kind,
+                button,
+                dismissed: true,
+                ..
+            } => println!("{dim}  ↳ dismissed {}: {button}{dim:#}", kind.describe()),
+            Event::HandedOver {
+                replayed, why, to, ..
+            } => println!(
+                "{dim}  ↳ replayed {replayed} remembered step(s); {why}: {to} takes over{dim:#}"
+            ),
             Event::ModelReply { .. }
+            | Event::Interruption { .. }
+            | Event::Recovered { .. }
+            | Event::Remembered { .. }
+            | Event::CallInText { .. }
             | Event::ModelRequest { .. }
             | Event::TurnTiming { .. }
             | Event::CheckpointPassed { .. }
@@ -362,6 +424,48 @@ impl Reporter {
             | Event::Verification { .. } => {}
         }
     }
+}
+
+/// A run's tokens, cost and time in one line: `Tokens: 9,812 in (7,200
+/// cached) · 312 out · $0.0123 · 8.4 s: model 1.2 s, browser 6.6 s, you
+/// 0.4 s, host 0.2 s`.
+pub fn spent(result: &TaskResult) -> String {
+    let t = &result.time;
+    let secs = |ms: u64| format!("{:.1} s", ms as f64 / 1000.0);
+    let time = format!(
+        "{}: model {}, browser {}, you {}, host {}",
+        secs(t.total_ms),
+        secs(t.model_ms),
+        secs(t.browser_ms),
+        secs(t.human_ms),
+        secs(t.host_ms)
+    );
+    let u = &result.usage;
+    if u.input == 0 && u.output == 0 {
+        return format!("Time {time}");
+    }
+    let cost = result
+        .cost_usd
+        .map_or_else(|| "cost unknown".to_owned(), |c| format!("${c:.4}"));
+    format!(
+        "Tokens: {} in ({} cached) · {} out · {cost} · {time}",
+        thousands(u.input),
+        thousands(u.cached),
+        thousands(u.output)
+    )
+}
+
+/// `12345` → `12,345`.
+fn thousands(n: u64) -> String {
+    let digits = n.to_string();
+    let mut out = String::new();
+    for (i, c) in digits.chars().enumerate() {
+        if i > 0 && (digits.len() - i).is_multiple_of(3) {
+            out.push(',');
+        }
+        out.push(c);
+    }
+    out
 }
 
 /// What to show after the tool name when no element was resolved.
@@ -378,4 +482,52 @@ fn headline(tool: &str, arguments: &serde_json::Value) -> Option<String> {
         .get(field)
         .and_then(|v| v.as_str())
         .map(|s| format!("\"{s}\""))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::agent::result::TimeSplit;
+    use crate::agent::{TaskReason, TaskResult};
+
+    #[test]
+    fn thousands_are_grouped() {
+        for (n, want) in [
+            (0, "0"),
+            (999, "999"),
+            (1000, "1,000"),
+            (1_234_567, "1,234,567"),
+        ] {
+            assert_eq!(thousands(n), want);
+        }
+    }
+
+    #[test]
+    fn the_last_line_says_tokens_cost_and_where_the_time_went() {
+        let mut result = TaskResult::new(true, true, TaskReason::Completed, 4);
+        result.time = TimeSplit {
+            total_ms: 8_400,
+            model_ms: 1_200,
+            browser_ms: 6_600,
+            human_ms: 400,
+            host_ms: 200,
+        };
+        assert_eq!(
+            spent(&result),
+            "Time 8.4 s: model 1.2 s, browser 6.6 s, you 0.4 s, host 0.2 s"
+        );
+        result.usage = Tokens {
+            input: 9_812,
+            output: 312,
+            cached: 7_200,
+            cache_write: 0,
+        };
+        result.cost_usd = Some(0.0123);
+        assert_eq!(
+            spent(&result),
+            "Tokens: 9,812 in (7,200 cached) · 312 out · $0.0123 · 8.4 s: model 1.2 s, browser 6.6 s, you 0.4 s, host 0.2 s"
+        );
+        result.cost_usd = None;
+        assert!(spent(&result).contains("cost unknown"));
+    }
 }

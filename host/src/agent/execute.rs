@@ -19,17 +19,26 @@ use crate::exit::ErrorClass;
 use crate::page::origin_of;
 use crate::safety::RefusalCode;
 
+/// The model's call as it came, and the Playwright tool it runs.
+#[derive(Debug, Clone, Copy)]
+pub(super) struct Proposed<'a> {
+    pub(super) tool: &'a str,
+    pub(super) args: &'a serde_json::Value,
+    pub(super) runs: &'a str,
+}
+
 impl Agent<'_> {
     pub(super) async fn execute(
         &mut self,
-        tool: &str,
-        runs: &str,
+        call: Proposed<'_>,
         action: &BrowserAction,
         mode: GuardMode,
         gathered: &Gathered,
         state: &mut State,
     ) -> Result<Step, Error> {
+        let Proposed { tool, args, runs } = call;
         let started = Instant::now();
+        let url_before = state.snapshot.url.clone();
         let changes = !action.read_only && action.mcp_tool.is_some();
         // While a dialog is open the server runs nothing but the answer to
         // it, the guard's calls included: the guard stays as the action that
@@ -37,6 +46,12 @@ impl Agent<'_> {
         let answers_dialog = runs == mcp::HANDLE_DIALOG;
         let mut mode = mode;
         let mut guard_note = None;
+        // A failed unapproved action may be tried once more (`recover.rs`),
+        // aimed at the element as it is then, judged afresh.
+        let mut action = action.clone();
+        let mut gathered = gathered.clone();
+        let mut retried = false;
+        let mut blocked_before_retry = Vec::new();
         let (output, failure) = loop {
             if changes
                 && !answers_dialog
@@ -56,12 +71,52 @@ impl Agent<'_> {
                 ),
                 None => None,
             };
-            let (output, failure) = match outcome {
+            let (mut output, mut failure) = match outcome {
                 Some(Ok(output)) => (Some(output), None),
                 Some(Err(e)) if e.class() == ErrorClass::Failure => (None, Some(e)),
                 Some(Err(e)) => return Err(e.into()),
                 None => (None, None),
             };
+            let trouble = failure.as_ref().and_then(super::recover::trouble_of);
+            if let Some(trouble) = trouble
+                && changes
+                && mode != GuardMode::Open
+                && !retried
+            {
+                retried = true;
+                blocked_before_retry = self.take_blocked(state).await?;
+                let retry = if blocked_before_retry.is_empty() {
+                    self.recover(tool, args, runs, &action, trouble, state)
+                        .await?
+                } else {
+                    None
+                };
+                if let Some(retry) = retry {
+                    if let Err(why) = self.set_guard(retry.mode, state).await? {
+                        let refusal = Refusal::new(RefusalCode::ActionFailed, why);
+                        return Ok(self.refuse(tool, &refusal, state));
+                    }
+                    mode = retry.mode;
+                    action = retry.action;
+                    gathered = retry.gathered;
+                    let again = match &action.mcp_tool {
+                        Some(mcp_tool) => {
+                            timed(
+                                &mut state.timing.browser,
+                                self.browser.call(mcp_tool, action.mcp_args.clone()),
+                            )
+                            .await
+                        }
+                        None => Ok(ToolOutput::default()),
+                    };
+                    (output, failure) = match again {
+                        Ok(out) => (Some(out), None),
+                        Err(e) if e.class() == ErrorClass::Failure => (None, Some(e)),
+                        Err(e) => return Err(e.into()),
+                    };
+                    self.report_recovery(state, runs, trouble, &retry.after, failure.is_none());
+                }
+            }
             let dialog_opened = output.as_ref().is_some_and(|o| !o.dialogs.is_empty());
             if mode == GuardMode::Open {
                 if changes && failure.is_none() {
@@ -82,11 +137,10 @@ impl Agent<'_> {
                 // answered; the answer's own turn takes what it stopped.
                 break (output, failure);
             }
-            let blocked = if changes {
-                self.take_blocked(state).await?
-            } else {
-                Vec::new()
-            };
+            let mut blocked = std::mem::take(&mut blocked_before_retry);
+            if changes {
+                blocked.extend(self.take_blocked(state).await?);
+            }
             if blocked.is_empty() {
                 break (output, failure);
             }
@@ -102,7 +156,7 @@ impl Agent<'_> {
                 action: runs.to_owned(),
                 target: action.target.as_ref().map(describe),
                 shows: gathered.dom.as_ref().map(|d| d.visible_text.clone()),
-                details: details(runs, action, gathered),
+                details: details(runs, &action, &gathered),
                 url: state.snapshot.url.clone(),
                 screenshot: self.screenshot(state).await,
                 said: None,
@@ -130,9 +184,13 @@ impl Agent<'_> {
         if answers_dialog && failure.is_none() {
             state.dialog = None;
         }
+        if changes && failure.is_none() {
+            self.took(&url_before, runs, &action, state);
+        }
         let dialog = self
             .settle_dialogs(output.as_ref(), mode == GuardMode::Open, state)
             .await?;
+        let mut dismissed = Vec::new();
         if dialog.is_none() {
             state.snapshot = timed(
                 &mut state.timing.browser,
@@ -143,6 +201,7 @@ impl Agent<'_> {
             if let Some(ended) = self.watch_auth(state).await? {
                 return Ok(end(ended));
             }
+            dismissed = self.clear_interruptions(state).await?;
         }
         let page = self.profile.observe(&state.snapshot);
         let default_output = ToolOutput::default();
@@ -153,6 +212,9 @@ impl Agent<'_> {
         };
         let mut content = self.profile.report(&report_on, &page);
         if let Some(note) = guard_note {
+            content.push_str(&format!("\n{note}"));
+        }
+        for note in dismissed {
             content.push_str(&format!("\n{note}"));
         }
         if let Some(open) = &dialog {
@@ -189,7 +251,7 @@ impl Agent<'_> {
     /// `beforeunload` only asks to leave: the host answers both itself, so
     /// neither stalls a run. A confirm or prompt is page state the model sees
     /// and answers, through the same decision as any action.
-    async fn settle_dialogs(
+    pub(super) async fn settle_dialogs(
         &mut self,
         output: Option<&ToolOutput>,
         approved: bool,
@@ -233,7 +295,7 @@ impl Agent<'_> {
 impl Agent<'_> {
     /// Puts `mode` in force before an action. `Ok(Err(why))` when it could
     /// not be: the action must not run unguarded.
-    async fn set_guard(
+    pub(super) async fn set_guard(
         &mut self,
         mode: GuardMode,
         state: &mut State,
@@ -260,7 +322,10 @@ impl Agent<'_> {
     /// What the guard stopped during the action just run. A guard that
     /// cannot say counts as having stopped something unknown: the human is
     /// asked rather than the run going on as if nothing happened.
-    async fn take_blocked(&mut self, state: &mut State) -> Result<Vec<BlockedRequest>, Error> {
+    pub(super) async fn take_blocked(
+        &mut self,
+        state: &mut State,
+    ) -> Result<Vec<BlockedRequest>, Error> {
         let Some(guard) = &state.guard else {
             return Ok(Vec::new());
         };

@@ -18,7 +18,7 @@ use crate::safety::commit_page::{self, CommitPage};
 use crate::safety::{PlanKnowledge, PluginAnswer};
 
 /// What the host learned about an action before deciding.
-#[derive(Debug, Default)]
+#[derive(Debug, Default, Clone)]
 pub(super) struct Gathered {
     /// The target's (or the focused element's) facts from the DOM.
     pub(super) dom: Option<ElementFacts>,

@@ -55,6 +55,8 @@ pub struct TaskResult {
     /// What the tokens cost in US dollars at list price; `None` for a
     /// model whose price is not known (`llm::pricing`).
     pub cost_usd: Option<f64>,
+    /// Where the run's time went.
+    pub time: TimeSplit,
     pub exit_code: u8,
 }
 
@@ -75,6 +77,7 @@ impl TaskResult {
             error: None,
             usage: Tokens::default(),
             cost_usd: None,
+            time: TimeSplit::default(),
             exit_code,
         }
     }
@@ -100,14 +103,21 @@ impl TaskResult {
 /// Tokens a run used, as the providers counted them.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize)]
 pub struct Tokens {
+    /// Every input token, cached or not.
     pub input: u64,
     pub output: u64,
+    /// Of `input`, read from the provider's prompt cache.
+    pub cached: u64,
+    /// Of `input`, written to the prompt cache.
+    pub cache_write: u64,
 }
 
 impl Tokens {
     pub(super) fn add(&mut self, other: Tokens) {
         self.input += other.input;
         self.output += other.output;
+        self.cached += other.cached;
+        self.cache_write += other.cache_write;
     }
 }
 
@@ -116,6 +126,31 @@ impl From<Usage> for Tokens {
         Self {
             input: u.input_tokens,
             output: u.output_tokens,
+            cached: u.cache_read_tokens,
+            cache_write: u.cache_write_tokens,
         }
     }
+}
+
+impl From<Tokens> for Usage {
+    fn from(t: Tokens) -> Self {
+        Self {
+            input_tokens: t.input,
+            output_tokens: t.output,
+            cache_read_tokens: t.cached,
+            cache_write_tokens: t.cache_write,
+        }
+    }
+}
+
+/// Where a run's time went, in milliseconds: waiting for the model, the
+/// browser's work, the person's answers, and the host's own share (the
+/// rest of the run's wall time).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize)]
+pub struct TimeSplit {
+    pub total_ms: u64,
+    pub model_ms: u64,
+    pub browser_ms: u64,
+    pub human_ms: u64,
+    pub host_ms: u64,
 }

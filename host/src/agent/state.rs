@@ -22,6 +22,22 @@ pub(super) struct Timing {
     pub(super) human: std::time::Duration,
 }
 
+impl Timing {
+    /// The run's `total` wall time, split; the host's share is the rest.
+    pub(super) fn split(&self, total: std::time::Duration) -> super::result::TimeSplit {
+        let ms = |d: std::time::Duration| u64::try_from(d.as_millis()).unwrap_or(u64::MAX);
+        let (model, browser, human) = (ms(self.model), ms(self.browser), ms(self.human));
+        let total = ms(total);
+        super::result::TimeSplit {
+            total_ms: total,
+            model_ms: model,
+            browser_ms: browser,
+            human_ms: human,
+            host_ms: total.saturating_sub(model + browser + human),
+        }
+    }
+}
+
 /// The loop's state between turns.
 pub(super) struct State {
     pub(super) timing: Timing,
@@ -43,6 +59,12 @@ pub(super) struct State {
     pub(super) refused_claims: u32,
     /// The network guard, once installed (not under `--no-checkpoint`).
     pub(super) guard: Option<NetworkGuard>,
+    /// The path remembered from a run that worked, if any.
+    pub(super) remembered: Option<crate::memory::Remembered>,
+    /// That path being replayed, until it hands over.
+    pub(super) replay: Option<super::replay::Replay>,
+    /// The state-changing actions this run took that worked, in order.
+    pub(super) path: Vec<crate::memory::Step>,
 }
 
 /// A dialog the page has open, and whether an approved action opened it.
@@ -67,6 +89,9 @@ impl State {
             commit_page: None,
             refused_claims: 0,
             guard: None,
+            remembered: None,
+            replay: None,
+            path: Vec::new(),
         }
     }
 }

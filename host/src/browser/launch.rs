@@ -7,7 +7,7 @@ use std::time::{Duration, Instant};
 
 use super::{
     BROWSER_ENV, BrowserError, BrowserOptions, MIN_NODE_MAJOR, NAVIGATION_TIMEOUT,
-    NODE_PROBE_TIMEOUT, PLAYWRIGHT_MCP_PACKAGE, PLAYWRIGHT_MCP_VERSION, UserData,
+    NODE_PROBE_TIMEOUT, PLAYWRIGHT_MCP_PACKAGE, PLAYWRIGHT_MCP_VERSION, UserData, VIEWPORT_PX,
 };
 
 /// The Node.js that will run the server.
@@ -239,6 +239,15 @@ pub fn default_command() -> Vec<String> {
     ]
 }
 
+/// The launcher when the config names none: node on the pinned package
+/// npx already fetched (`super::package`), else [`default_command`].
+pub fn default_launcher() -> Vec<String> {
+    match super::package::cached_cli() {
+        Some(cli) => vec!["node".to_owned(), cli.display().to_string()],
+        None => default_command(),
+    }
+}
+
 /// Builds the command line. `as_root` adds `--no-sandbox` (Chromium refuses to
 /// sandbox as root); `config` is the file carrying [`QUIET_CHROMIUM_ARGS`].
 pub fn plan(
@@ -287,6 +296,8 @@ pub fn plan(
     args.push("--block-service-workers".to_owned());
     args.push("--timeout-navigation".to_owned());
     args.push(NAVIGATION_TIMEOUT.as_millis().to_string());
+    args.push("--viewport-size".to_owned());
+    args.push(format!("{}x{}", VIEWPORT_PX.0, VIEWPORT_PX.1));
     let display = std::iter::once(program.as_str())
         .chain(args.iter().map(String::as_str))
         .collect::<Vec<_>>()
@@ -314,6 +325,11 @@ pub fn config_json() -> serde_json::Value {
 /// the command is npx/node), the browser, the profile, the output directory.
 /// Returns the plan ready to spawn.
 pub fn prepare(opts: &BrowserOptions) -> Result<LaunchPlan, BrowserError> {
+    let launcher = opts.command.clone().unwrap_or_else(default_launcher);
+    let opts = &BrowserOptions {
+        command: Some(launcher),
+        ..opts.clone()
+    };
     let program = opts
         .command
         .as_ref()

@@ -21,6 +21,7 @@ use crate::session::{self, SessionSpec, ToolsArg};
     subterminator cancel netflix --headless --max-turns 30       no window; give up after 30 turns\n  \
     subterminator cancel netflix --tools full                    Playwright MCP's own tools and pages\n  \
     subterminator cancel netflix --vision                        also send screenshots (more tokens)\n  \
+    subterminator cancel netflix --replay                        last time's path, no model\n  \
     subterminator cancel netflix --browser /usr/bin/chromium     drive this browser\n  \
     subterminator cancel netflix -v                              show arguments and pages (-vv: logs)\n  \
     subterminator cancel netflix --json                          print the result as one JSON object\n  \
@@ -83,6 +84,11 @@ pub struct RunArgs {
     /// The Chrome or Chromium executable to drive.
     #[arg(long, value_name = "PATH")]
     pub browser: Option<PathBuf>,
+
+    /// Follow the path that worked last time with no model; where the page
+    /// differs, the model (or the plugin's plan, offline) takes over.
+    #[arg(long)]
+    pub replay: bool,
 }
 
 impl RunArgs {
@@ -110,6 +116,8 @@ impl RunArgs {
             start_url: None,
             tools,
             vision: self.vision,
+            dismiss_interruptions: config.agent.dismiss_interruptions.unwrap_or(true),
+            replay: self.replay,
             browser: self.browser.clone(),
             isolated: false,
             json,
@@ -131,6 +139,7 @@ pub async fn run(args: CancelArgs, dirs: &Dirs, json: bool, verbose: bool) -> Re
     let registry = crate::plugin::load_registry(dirs).await?;
     let service = registry.get(&args.service)?;
     session::start_url(&spec, service)?;
+    session::check_replay(&spec, dirs, service)?;
     let driver = session::driver(&spec, &config, service)?;
     session::run(dirs, &config, service, &spec, driver).await
 }

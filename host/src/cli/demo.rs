@@ -28,6 +28,7 @@ pub const PRACTICE_SERVICE: &str = "practice";
     subterminator demo --dry-run                    show the first action, do nothing\n  \
     subterminator demo --tools full --max-turns 15  Playwright MCP's own tools; 15 turns at most\n  \
     subterminator demo --vision                     also send screenshots (more tokens)\n  \
+    subterminator demo --replay                     the path that worked last time, no model\n  \
     subterminator demo --browser /usr/bin/chromium  drive this browser\n  \
     subterminator demo -v                           show arguments and pages (-vv: logs)\n  \
     subterminator demo --json                       print the result as one JSON object\n  \
@@ -126,6 +127,7 @@ pub async fn run(args: DemoArgs, dirs: &Dirs, json: bool, verbose: bool) -> Resu
     spec.isolated = true;
     let registry = crate::plugin::load_registry(dirs).await?;
     let service = registry.get(&service_id)?;
+    session::check_replay(&spec, dirs, service)?;
     let driver = session::driver(&spec, &config, service)?;
     let code = session::run(dirs, &config, service, &spec, driver).await;
     site.stop();

@@ -95,7 +95,8 @@ async fn package(config: &Config) -> Check {
         .browser
         .command
         .clone()
-        .unwrap_or_else(browser::launch::default_command);
+        .unwrap_or_else(browser::launch::default_launcher);
+    let direct = argv.first().is_some_and(|p| p == "node");
     argv.push("--version".into());
     let Some((program, rest)) = argv.split_first() else {
         return fail(
@@ -116,7 +117,12 @@ async fn package(config: &Config) -> Check {
     match output {
         Ok(Ok(out)) if out.status.success() => {
             let version = String::from_utf8_lossy(&out.stdout).trim().to_owned();
-            pass(name, format!("{pin} answers (version {version})"))
+            let how = if direct {
+                "run by node from npm's cache"
+            } else {
+                "through npx"
+            };
+            pass(name, format!("{pin} answers (version {version}), {how}"))
         }
         Ok(Ok(out)) => fail(
             name,

@@ -27,6 +27,7 @@ const FLAGS: &[(&str, &[&str], &[&str])] = &[
             "browser",
             "start-url",
             "isolated",
+            "replay",
             "json",
             "verbose",
         ],
@@ -49,6 +50,7 @@ const FLAGS: &[(&str, &[&str], &[&str])] = &[
             "variant",
             "list",
             "serve",
+            "replay",
         ],
         // The demo is there to show the checkpoints.
         &["no-checkpoint"],
@@ -86,6 +88,9 @@ const FLAGS: &[(&str, &[&str], &[&str])] = &[
     ("runs verify", &["json"], &["verbose"]),
     ("runs prune", &["older-than", "force", "json"], &["verbose"]),
     ("plugin", &[], &["json", "verbose"]),
+    ("memory", &[], &["json", "verbose"]),
+    ("memory show", &["json"], &["verbose"]),
+    ("memory forget", &[], &["json", "verbose"]),
     (
         "plugin new",
         &["dir", "declarative", "sdk"],

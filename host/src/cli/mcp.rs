@@ -115,6 +115,8 @@ impl McpArgs {
                 _ => ToolsArg::Compact,
             },
             vision: false,
+            dismiss_interruptions: config.agent.dismiss_interruptions.unwrap_or(true),
+            replay: false,
             browser: self.browser.clone(),
             isolated: self.isolated,
             json: true,

@@ -64,14 +64,42 @@ pub fn request_body(model: &str, request: &Request) -> Result<Value, LlmError> {
     let mut body = Map::new();
     body.insert("model".into(), json!(model));
     body.insert("max_tokens".into(), json!(request.max_tokens));
+    // Three of the four cache breakpoints the API allows: the tools, the
+    // system prompt (together the static prefix, byte-identical across
+    // turns and runs), and the conversation so far, so that each turn reads
+    // the last one's prefix from the cache instead of paying for it again.
     if !request.system.trim().is_empty() {
-        body.insert("system".into(), json!(request.system));
+        body.insert(
+            "system".into(),
+            json!([{"type": "text", "text": request.system, "cache_control": EPHEMERAL}]),
+        );
     }
-    body.insert("messages".into(), Value::Array(format_messages(request)));
+    let mut messages = format_messages(request);
+    if let Some(block) = messages
+        .last_mut()
+        .and_then(|m| m["content"].as_array_mut())
+        .and_then(|blocks| blocks.last_mut())
+    {
+        block["cache_control"] = json!(EPHEMERAL);
+    }
+    body.insert("messages".into(), Value::Array(messages));
     if !request.tools.is_empty() {
-        body.insert("tools".into(), Value::Array(format_tools(&request.tools)?));
+        let mut tools = format_tools(&request.tools)?;
+        if let Some(last) = tools.last_mut() {
+            last["cache_control"] = json!(EPHEMERAL);
+        }
+        body.insert("tools".into(), Value::Array(tools));
     }
     Ok(Value::Object(body))
+}
+
+/// Anthropic's five-minute prompt cache, the only kind there is.
+const EPHEMERAL: CacheControl = CacheControl { kind: "ephemeral" };
+
+#[derive(serde::Serialize)]
+struct CacheControl {
+    #[serde(rename = "type")]
+    kind: &'static str,
 }
 
 pub fn format_tools(specs: &[ToolSpec]) -> Result<Vec<Value>, LlmError> {
@@ -184,6 +212,8 @@ pub fn parse_response(body: &Value) -> Result<Completion, String> {
                 .saturating_add(tokens("cache_creation_input_tokens"))
                 .saturating_add(tokens("cache_read_input_tokens")),
             output_tokens: tokens("output_tokens"),
+            cache_read_tokens: tokens("cache_read_input_tokens"),
+            cache_write_tokens: tokens("cache_creation_input_tokens"),
         },
         stop_reason: body["stop_reason"].as_str().map(str::to_owned),
     })
@@ -248,12 +278,15 @@ mod tests {
             json!({
                 "model": "claude-opus-4-6",
                 "max_tokens": 1024,
-                "system": "be careful",
-                "messages": [{"role": "user", "content": [{"type": "text", "text": "goal"}]}],
+                "system": [{"type": "text", "text": "be careful", "cache_control": {"type": "ephemeral"}}],
+                "messages": [{"role": "user", "content": [
+                    {"type": "text", "text": "goal", "cache_control": {"type": "ephemeral"}},
+                ]}],
                 "tools": [{
                     "name": "browser_click",
                     "description": "Click",
                     "input_schema": {"type": "object", "properties": {"target": {"type": "string"}}},
+                    "cache_control": {"type": "ephemeral"},
                 }],
             })
         );
@@ -306,7 +339,8 @@ mod tests {
                 ]},
                 {"role": "assistant", "content": [{"type": "tool_use", "id": "c2", "name": "type", "input": {}}]},
                 {"role": "user", "content": [
-                    {"type": "tool_result", "tool_use_id": "c2", "content": "invalid arguments", "is_error": true},
+                    {"type": "tool_result", "tool_use_id": "c2", "content": "invalid arguments", "is_error": true,
+                     "cache_control": {"type": "ephemeral"}},
                 ]},
             ])
         );
@@ -336,7 +370,9 @@ mod tests {
             completion.usage,
             Usage {
                 input_tokens: 123,
-                output_tokens: 40
+                output_tokens: 40,
+                cache_read_tokens: 3,
+                cache_write_tokens: 20,
             }
         );
         assert_eq!(
@@ -410,8 +446,8 @@ mod tests {
             ),
         ];
         for (name, messages, want) in cases {
-            let body = request_body("m", &request(messages, vec![])).unwrap();
-            assert_eq!(body["messages"], want, "{name}");
+            let messages = format_messages(&request(messages, vec![]));
+            assert_eq!(Value::Array(messages), want, "{name}");
         }
     }
 }

@@ -73,6 +73,9 @@ pub fn request_body(kind: ProviderKind, model: &str, request: &Request) -> Resul
     body.insert("messages".into(), Value::Array(messages));
     if !request.tools.is_empty() {
         body.insert("tools".into(), Value::Array(format_tools(&request.tools)?));
+        if let Some(choice) = tool_choice(kind) {
+            body.insert("tool_choice".into(), json!(choice));
+        }
     }
     let limit = match kind {
         ProviderKind::OpenAi => "max_completion_tokens",
@@ -80,6 +83,20 @@ pub fn request_body(kind: ProviderKind, model: &str, request: &Request) -> Resul
     };
     body.insert(limit.into(), json!(request.max_tokens));
     Ok(Value::Object(body))
+}
+
+/// `tool_choice: "required"` where the server honours it: every turn must
+/// be a tool call (finishing is one too). Ollama's OpenAI endpoint does
+/// not take it, so it is not sent there; a call written as text is read
+/// from the reply instead (`textcall.rs`).
+pub fn tool_choice(kind: ProviderKind) -> Option<&'static str> {
+    match kind {
+        ProviderKind::OpenAi
+        | ProviderKind::Vllm
+        | ProviderKind::LlamaCpp
+        | ProviderKind::LmStudio => Some("required"),
+        ProviderKind::Ollama | ProviderKind::Anthropic => None,
+    }
 }
 
 pub fn format_tools(specs: &[ToolSpec]) -> Result<Vec<Value>, LlmError> {
@@ -189,6 +206,11 @@ pub fn parse_response(body: &Value) -> Result<Completion, String> {
         usage: Usage {
             input_tokens: usage["prompt_tokens"].as_u64().unwrap_or(0),
             output_tokens: usage["completion_tokens"].as_u64().unwrap_or(0),
+            // OpenAI caches prefixes of 1,024 tokens and more by itself.
+            cache_read_tokens: usage["prompt_tokens_details"]["cached_tokens"]
+                .as_u64()
+                .unwrap_or(0),
+            cache_write_tokens: 0,
         },
         stop_reason: choice["finish_reason"].as_str().map(str::to_owned),
     })
@@ -306,12 +328,39 @@ mod tests {
                         "parameters": {"type": "object", "properties": {}},
                     }},
                 ],
+                "tool_choice": "required",
                 "max_completion_tokens": 512,
             })
         );
         let local = request_body(ProviderKind::Ollama, "qwen", &request(vec![], vec![])).unwrap();
         assert_eq!(local["max_tokens"], json!(512));
         assert!(local.get("max_completion_tokens").is_none() && local.get("tools").is_none());
+    }
+
+    #[test]
+    fn tool_choice_goes_only_where_the_server_takes_it() {
+        let tools = vec![ToolSpec {
+            name: "browser_click".into(),
+            description: "Click".into(),
+            input_schema: json!({"type": "object"}),
+        }];
+        let cases = [
+            (ProviderKind::OpenAi, Some("required")),
+            (ProviderKind::Vllm, Some("required")),
+            (ProviderKind::LlamaCpp, Some("required")),
+            (ProviderKind::LmStudio, Some("required")),
+            (ProviderKind::Ollama, None),
+        ];
+        for (kind, want) in cases {
+            let body = request_body(kind, "m", &request(vec![], tools.clone())).unwrap();
+            assert_eq!(
+                body.get("tool_choice").and_then(Value::as_str),
+                want,
+                "{kind:?}"
+            );
+        }
+        let none = request_body(ProviderKind::OpenAi, "m", &request(vec![], vec![])).unwrap();
+        assert!(none.get("tool_choice").is_none(), "no tools, no choice");
     }
 
     #[test]
@@ -377,7 +426,8 @@ mod tests {
                 "logprobs": null,
                 "finish_reason": "tool_calls",
             }],
-            "usage": {"prompt_tokens": 82, "completion_tokens": 17, "total_tokens": 99},
+            "usage": {"prompt_tokens": 82, "completion_tokens": 17, "total_tokens": 99,
+                      "prompt_tokens_details": {"cached_tokens": 64}},
         });
         let completion = parse_response(&body).unwrap();
         assert_eq!(completion.text, None);
@@ -386,7 +436,9 @@ mod tests {
             completion.usage,
             Usage {
                 input_tokens: 82,
-                output_tokens: 17
+                output_tokens: 17,
+                cache_read_tokens: 64,
+                cache_write_tokens: 0,
             }
         );
         let calls = &completion.tool_calls;

@@ -228,6 +228,7 @@ mod tests {
                 method: "POST".into(),
                 url_pattern: "*/cancel*".into(),
             }],
+            interruptions: Vec::new(),
         }
     }
 

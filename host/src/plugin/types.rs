@@ -24,6 +24,10 @@ pub struct Metadata {
     /// Requests that commit (a form post to the cancel endpoint). Empty for
     /// API 0.1.0.
     pub commit_requests: Vec<RequestPattern>,
+    /// Buttons that dismiss the service's own interruptions (a profile
+    /// picker, a "what's new"), pressed by the host like a cookie banner's.
+    /// Empty before API 0.3.0.
+    pub interruptions: Vec<TargetHint>,
 }
 
 /// A request that commits by itself, matched before it leaves the browser.
@@ -35,7 +39,7 @@ pub struct RequestPattern {
     pub url_pattern: String,
 }
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, serde::Deserialize)]
 #[serde(rename_all = "kebab-case")]
 pub enum HintAction {
     Click,

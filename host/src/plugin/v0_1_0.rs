@@ -76,6 +76,7 @@ impl Live {
             // 0.1.0 cannot name commit requests; the host's floor guards alone.
             commit_url_patterns: Vec::new(),
             commit_requests: Vec::new(),
+            interruptions: Vec::new(),
         })
     }
 

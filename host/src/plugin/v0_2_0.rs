@@ -87,6 +87,7 @@ impl Live {
                     url_pattern: r.url_pattern,
                 })
                 .collect(),
+            interruptions: Vec::new(),
         })
     }
 

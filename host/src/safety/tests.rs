@@ -87,6 +87,7 @@ fn click<'a>(
         commit_urls: &[],
         plugin: PluginAnswer::NoObjection,
         commit_page: None,
+        dismissal: false,
     }
 }
 
@@ -446,6 +447,74 @@ fn glob_table() {
 #[test]
 fn the_default_decision_is_to_ask() {
     assert!(matches!(Decision::default(), Decision::Ask { .. }));
+}
+
+/// The host's own press on an interruption's closing button: on a commit
+/// page it goes through unasked only when it can neither submit a form nor
+/// follow a link, and the guard then stops every post and navigation. An
+/// escape test: a "Close" that submits, leaves, or reads like the final
+/// button still asks.
+#[test]
+fn a_dismissal_on_a_commit_page_stays_in_place_or_asks() {
+    let o = origins();
+    let steps = plan();
+    let p = page(SITE, vec![]);
+    let commits = CommitPage {
+        because_of: "button \"Finish Cancellation\"".into(),
+        reason: "final".into(),
+    };
+    let close = el("button", "Close");
+    let plain = shows("Close");
+    let submits = ElementFacts {
+        form_action: Some(format!("{SITE}/commit")),
+        form_method: Some("post".into()),
+        ..shows("Close")
+    };
+    let leaves = ElementFacts {
+        href: Some("https://www.example.com/commit".into()),
+        tag: "a".into(),
+        ..shows("Close")
+    };
+    let hash = ElementFacts {
+        href: Some(format!("{SITE}#")),
+        tag: "a".into(),
+        ..shows("Close")
+    };
+    let finish = el("button", "Finish Cancellation");
+    let finish_dom = shows("Finish Cancellation");
+    let cases = [
+        ("plain button", &close, Some(&plain), true, "proceed"),
+        (
+            "the same press by a driver",
+            &close,
+            Some(&plain),
+            false,
+            "ask",
+        ),
+        ("submits a form", &close, Some(&submits), true, "ask"),
+        ("follows a link away", &close, Some(&leaves), true, "ask"),
+        ("a link to this page", &close, Some(&hash), true, "proceed"),
+        ("facts unread", &close, None, true, "ask"),
+        ("the final button", &finish, Some(&finish_dom), true, "ask"),
+    ];
+    for (what, target, dom, dismissal, want) in cases {
+        let facts = Facts {
+            commit_page: Some(&commits),
+            dismissal,
+            ..click(&o, &p, Some(target), dom, &steps)
+        };
+        assert_eq!(kind(&assess(&facts, ON)), want, "{what}");
+        if dismissal {
+            assert_eq!(
+                unapproved_guard(&facts),
+                GuardMode::Guarded {
+                    block_posts: true,
+                    block_navigations: true
+                },
+                "{what}"
+            );
+        }
+    }
 }
 
 #[test]

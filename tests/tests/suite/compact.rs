@@ -89,7 +89,19 @@ async fn every_error_code_on_a_real_page() {
     let mut h = Harness::open(&site.url("/errors.html"), run.path()).await;
     let first_id = h.page["snapshot_id"].clone();
     assert_eq!(h.page["viewport"]["width"], 1280, "{}", h.page);
-    assert!(h.page["offscreen"].as_u64().unwrap() >= 2, "{}", h.page);
+    // Controls below the fold are listed, marked, without a box.
+    let below: Vec<&Value> = h.page["elements"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|e| {
+            e["state"]
+                .as_array()
+                .is_some_and(|s| s.contains(&json!("offscreen")))
+        })
+        .collect();
+    assert!(below.len() >= 2, "{}", h.page);
+    assert!(below.iter().all(|e| e["bbox"].is_null()), "{}", h.page);
 
     let locked = h.find("button", "Locked");
     let covered = h.find("button", "Covered");
@@ -120,8 +132,7 @@ async fn every_error_code_on_a_real_page() {
     }
     assert_ne!(h.page["snapshot_id"], first_id);
 
-    // Off-canvas: listed only when asked for off-screen elements, and
-    // Playwright cannot bring it into view.
+    // Off-canvas: Playwright cannot bring it into view.
     let wide = h
         .call("get_snapshot", json!({"viewport_only": false}))
         .await;
@@ -174,7 +185,16 @@ async fn scrolling_moves_the_viewport_and_the_refs() {
     let site = Site::serve(&site_dir("compact")).await.unwrap();
     let run = tempfile::tempdir().unwrap();
     let mut h = Harness::open(&site.url("/errors.html"), run.path()).await;
-    assert!(find(&h.page, "button", "At the bottom").is_none());
+    // Listed below the fold, without a box, before any scroll.
+    let below = find(&h.page, "button", "At the bottom").expect("listed off screen");
+    let listed = h.page["elements"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|e| e["ref"] == below.as_str())
+        .unwrap();
+    assert_eq!(listed["state"], json!(["offscreen"]), "{listed}");
+    assert!(listed["bbox"].is_null(), "{listed}");
     let result = h
         .call(
             "browser_scroll",

@@ -20,6 +20,7 @@ use crate::safety::RefusalCode;
 use serde_json::{Value, json};
 
 use super::{BrowserAction, Look, ModelScreenshot, Outcome, Refusal, ToolProfile, describe};
+use crate::browser::VIEWPORT_PX;
 use crate::browser::tools as mcp;
 use crate::browser::{Browser, BrowserError, ToolOutput, parse_snapshot};
 use crate::llm::ToolSpec;
@@ -219,10 +220,15 @@ impl ToolProfile for CompactProfile {
         Box::pin(async move {
             let mut measured = geometry::measured(after.and_then(|o| o.result.as_deref()));
             if measured.is_none() && !self.viewport.known() {
-                let output = browser
-                    .call(mcp::EVALUATE, json!({ "function": MEASURE_JS }))
-                    .await?;
-                measured = geometry::measured(output.result.as_deref());
+                // The server was started with this size; boxes are relative
+                // to the viewport, so the scroll offset is only reported,
+                // and the tracker follows it from here.
+                measured = Some(Viewport {
+                    width: i64::from(VIEWPORT_PX.0),
+                    height: i64::from(VIEWPORT_PX.1),
+                    scroll_x: 0,
+                    scroll_y: 0,
+                });
             }
             let output = browser
                 .call(mcp::SNAPSHOT, json!({ "boxes": true }))

@@ -46,9 +46,10 @@ pub fn specs() -> Vec<ToolSpec> {
             "Look at the page again without acting. Every browser tool answers \
              {success, error, message?, snapshot}; snapshot = {snapshot_id, page{url,title}, viewport, focused, \
              elements[{ref,role,name,state?,bbox[x,y,w,h],value?,level?,options?,children?}], offscreen?, truncated?}. \
-             state lists only exceptions to visible+enabled. Refs (@e0…) are valid for that snapshot only; every \
-             call returns a new one. Use when the page may have changed by itself, or with viewport_only=false \
-             to list off-screen elements too. Errors: none. Example: {} → {\"success\":true,\"error\":null,\"snapshot\":{…}}",
+             state lists only exceptions to visible+enabled; controls below the fold are listed with state \
+             offscreen and no bbox, and clicking one scrolls it into view. Refs (@e0…) are valid for that snapshot \
+             only; every call returns a new one. Use when the page may have changed by itself, or with \
+             viewport_only=false to list off-screen text too. Errors: none. Example: {} → {\"success\":true,\"error\":null,\"snapshot\":{…}}",
             json!({
                 "type": "object",
                 "properties": {
@@ -100,7 +101,7 @@ pub fn specs() -> Vec<ToolSpec> {
         spec(
             SCROLL,
             "Scroll an element into view (ref) or the page (direction, amount px) to see off-screen elements \
-             (snapshot.offscreen > 0). Refs become invalid after this. Errors: invalid_params (neither ref nor \
+             (snapshot.offscreen > 0 counts text left out). Refs become invalid after this. Errors: invalid_params (neither ref nor \
              direction), ref_invalid. Example: {\"direction\":\"down\",\"amount\":600}",
             json!({
                 "type": "object",

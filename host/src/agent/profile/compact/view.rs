@@ -96,7 +96,8 @@ pub struct View {
     pub viewport: Option<Viewport>,
     pub focused: Option<String>,
     pub elements: Vec<Item>,
-    /// Elements left out because they are off screen (viewport_only).
+    /// Text and structure left out because it is off screen
+    /// (viewport_only); off-screen controls are listed, marked `offscreen`.
     #[serde(skip_serializing_if = "is_zero")]
     pub offscreen: usize,
     /// Elements left out by the element and token caps.
@@ -136,9 +137,16 @@ pub fn build(snapshot: &Snapshot, layout: &Layout<'_>, id: String) -> (View, Vec
         }
         let bbox = layout.boxes.and_then(|b| b.get(reference)).copied();
         let seen = visibility(bbox.as_ref(), layout.viewport.as_ref());
+        // A control below the fold is listed, without its box: a click
+        // scrolls it into view, so the model needs no scroll turn to find
+        // it. Text and structure off screen are only counted.
+        let mut bbox = bbox;
         if layout.viewport_only && seen == Visibility::Offscreen {
-            offscreen += 1;
-            continue;
+            if !INTERACTIVE.contains(&element.role.as_str()) {
+                offscreen += 1;
+                continue;
+            }
+            bbox = None;
         }
         candidates.push(Candidate {
             index,

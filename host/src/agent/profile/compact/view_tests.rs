@@ -133,16 +133,29 @@ fn names_are_cut_at_200_characters() {
 }
 
 #[test]
-fn offscreen_elements_are_counted_not_shown_by_default() {
+fn offscreen_controls_are_listed_without_boxes_and_text_is_counted() {
     let yaml = "- button \"Top\" [ref=e1] [box=8,10,100,20]\n\
                 - button \"Edge\" [ref=e2] [box=8,710,100,20]\n\
-                - button \"Bottom\" [ref=e3] [box=8,3000,100,20]";
+                - heading \"Terms\" [level=2] [ref=e3] [box=8,2900,100,20]\n\
+                - button \"Bottom\" [ref=e4] [box=8,3000,100,20]";
     let view = view_of(&page(yaml), true);
-    assert_eq!(names(&view), ["button Top", "button Edge"]);
-    assert_eq!(view.offscreen, 1);
+    assert_eq!(names(&view), ["button Top", "button Edge", "button Bottom"]);
+    assert_eq!(view.elements[2].state, ["offscreen"]);
+    assert_eq!(view.elements[2].bbox, None);
+    assert!(view.elements[1].bbox.is_some());
+    assert_eq!(view.offscreen, 1, "the heading below the fold");
     let wide = view_of(&page(yaml), false);
-    assert_eq!(names(&wide), ["button Top", "button Edge", "button Bottom"]);
-    assert_eq!(wide.elements[2].state, ["offscreen"]);
+    assert_eq!(
+        names(&wide),
+        [
+            "button Top",
+            "button Edge",
+            "heading Terms",
+            "button Bottom"
+        ]
+    );
+    assert_eq!(wide.elements[3].state, ["offscreen"]);
+    assert_eq!(wide.elements[3].bbox, Some([8, 3000, 100, 20]));
     assert_eq!(wide.offscreen, 0);
 }
 

@@ -1,0 +1,452 @@
+//! Robust runs (issue 16): interruptions the host clears before anyone
+//! moves, a failed click mended and tried once more, a remembered path
+//! replayed with no model and healed when the site changed, and a local
+//! model that writes its calls as text. The real binary, Playwright MCP,
+//! Chromium and the plugins; the sites' own request logs are the proof that
+//! a hostile "Close" never ended anything.
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
+
+use std::path::Path;
+
+use serde_json::Value;
+use subterminator::demo::{FlowSite, PracticeSite, SiteOptions, flow};
+use subterminator_tests::compact_script::snapshot_in;
+use subterminator_tests::e2e;
+use subterminator_tests::flow_script::Script;
+use subterminator_tests::model_server::{ModelServer, Reply};
+use subterminator_tests::scripted::SCRIPTED_ANTHROPIC_KEY;
+use subterminator_tests::site::{Site, site_dir};
+use subterminator_tests::sloppy::{REPAIR_PROMPT, sloppy};
+
+/// The overlays of the `interruptions` variant, by the buttons that close
+/// them: no model may ever read them.
+const OVERLAY_BUTTONS: &[&str] = &["Reject non-essential", "Not now", "Minimize chat"];
+
+fn cancel(home: &Path, service: &str, url: &str, model: &str) -> tokio::process::Command {
+    let mut command = e2e::command(home);
+    command.args(["cancel", service, "--start-url", url, "--model", model]);
+    command.args(["--headless", "--isolated"]);
+    command
+}
+
+/// `command` driven by the scripted model at `model`, in Anthropic's format.
+fn driven_by(mut command: tokio::process::Command, model: &ModelServer) -> tokio::process::Command {
+    command
+        .env("ANTHROPIC_API_KEY", SCRIPTED_ANTHROPIC_KEY)
+        .env("ANTHROPIC_BASE_URL", model.anthropic_base_url());
+    command
+}
+
+/// The last run's transcript events.
+fn events(home: &Path) -> Vec<Value> {
+    let dir = e2e::run_dirs(home).pop().expect("a run folder");
+    std::fs::read_to_string(dir.join("transcript.jsonl"))
+        .unwrap()
+        .lines()
+        .map(|l| serde_json::from_str::<Value>(l).unwrap()["event"].clone())
+        .collect()
+}
+
+fn of_type<'a>(events: &'a [Value], kind: &str) -> Vec<&'a Value> {
+    events.iter().filter(|e| e["type"] == kind).collect()
+}
+
+/// Exit 0, verified, exactly one yes.
+fn assert_verified(out: &std::process::Output, home: &Path, what: &str) {
+    let said = e2e::text(out);
+    assert_eq!(out.status.code(), Some(0), "{what}: {said}");
+    assert_eq!(
+        e2e::last_result(home).unwrap()["verified"],
+        true,
+        "{what}: {said}"
+    );
+    let asked = of_type(&events(home), "approval_asked").len();
+    assert_eq!(asked, 1, "{what}: exactly one yes\n{said}");
+}
+
+fn commits(site: &FlowSite) -> usize {
+    site.requests()
+        .iter()
+        .filter(|r| r.starts_with(&site.flow().commit_request()))
+        .count()
+}
+
+async fn spotify(variant: Option<&str>) -> FlowSite {
+    FlowSite::serve(flow::load("spotify", variant).unwrap())
+        .await
+        .unwrap()
+}
+
+/// A cookie banner, an app promotion and a help chat: the host dismisses
+/// each before anyone moves, the scripted model never reads them, and the
+/// run asks once, as an ordinary one does.
+#[tokio::test(flavor = "multi_thread")]
+async fn interruptions_are_cleared_before_the_model_sees_the_page() {
+    let site = spotify(Some("interruptions")).await;
+    let model = ModelServer::start(Script::load("spotify").unwrap().handler())
+        .await
+        .unwrap();
+    let home = tempfile::tempdir().unwrap();
+    let command = driven_by(
+        cancel(home.path(), "spotify", &site.url(), "claude-opus-4-6"),
+        &model,
+    );
+    let out = e2e::run(command, "y\n").await.unwrap();
+    assert_verified(&out, home.path(), "interruptions");
+    assert_eq!(commits(&site), 1, "{:?}", site.requests());
+
+    let all = events(home.path());
+    let dismissed: Vec<String> = of_type(&all, "interruption")
+        .iter()
+        .filter(|e| e["dismissed"] == true)
+        .map(|e| e["button"].as_str().unwrap_or_default().to_owned())
+        .collect();
+    let expected: Vec<String> = OVERLAY_BUTTONS
+        .iter()
+        .map(|b| format!("button \"{b}\""))
+        .collect();
+    assert_eq!(dismissed, expected, "{all:#?}");
+    assert!(
+        !site.requests().iter().any(|r| r.contains("offer/accept")),
+        "took the offer: {:?}",
+        site.requests()
+    );
+    // Every snapshot is some request's latest input once; none lists an
+    // overlay's element (the host's note naming what it pressed aside).
+    for request in model.requests() {
+        let input = request.latest_input().unwrap_or_default();
+        let page = snapshot_in(&input).expect("a snapshot in every input");
+        for name in OVERLAY_BUTTONS
+            .iter()
+            .chain(&["Accept all", "Download the app"])
+        {
+            assert!(
+                !page["elements"]
+                    .as_array()
+                    .unwrap()
+                    .iter()
+                    .any(|e| e["name"] == *name),
+                "request {} showed the model {name:?}",
+                request.index
+            );
+        }
+    }
+    let said = e2e::text(&out);
+    assert!(
+        said.contains("dismissed a cookie and consent banner: button \"Reject non-essential\""),
+        "{said}"
+    );
+    // The static prefix and the conversation are marked for the prompt
+    // cache: later turns read it, and the last line says so.
+    let result = e2e::last_result(home.path()).unwrap();
+    assert!(result["usage"]["cached"].as_u64().unwrap() > 0, "{result}");
+    assert!(said.contains(" cached) · "), "{said}");
+    assert!(said.contains("browser "), "{said}");
+}
+
+/// With `[agent] dismiss-interruptions = false` the model meets the
+/// overlays itself: the switch works, the script closes them, and the
+/// person is asked more than once, since a model's click on a commit page
+/// needs a yes whatever it closes. The prompts the handler spares.
+#[tokio::test(flavor = "multi_thread")]
+async fn with_dismissal_off_the_model_meets_the_overlays() {
+    let site = spotify(Some("interruptions")).await;
+    let model = ModelServer::start(Script::load("spotify").unwrap().handler())
+        .await
+        .unwrap();
+    let home = tempfile::tempdir().unwrap();
+    std::fs::create_dir_all(home.path().join("config")).unwrap();
+    std::fs::write(
+        home.path().join("config/config.toml"),
+        "[agent]\ndismiss-interruptions = false\n",
+    )
+    .unwrap();
+    let command = driven_by(
+        cancel(home.path(), "spotify", &site.url(), "claude-opus-4-6"),
+        &model,
+    );
+    let out = e2e::run(command, "y\ny\ny\ny\n").await.unwrap();
+    let said = e2e::text(&out);
+    assert_eq!(out.status.code(), Some(0), "{said}");
+    assert_eq!(e2e::last_result(home.path()).unwrap()["verified"], true);
+    let all = events(home.path());
+    assert!(of_type(&all, "interruption").is_empty());
+    assert!(of_type(&all, "approval_asked").len() > 1, "{said}");
+    let shown = model
+        .requests()
+        .iter()
+        .any(|r| r.body.to_string().contains("Reject non-essential"));
+    assert!(shown, "the model saw the banner");
+}
+
+/// A consent banner that appears when the pointer first moves takes the
+/// click: Playwright gives up, the host dismisses the banner, and the click
+/// is tried once more, unasked, and works.
+#[tokio::test(flavor = "multi_thread")]
+async fn a_click_taken_by_a_late_banner_is_tried_again() {
+    let site = Site::serve(&site_dir("robust")).await.unwrap();
+    let home = tempfile::tempdir().unwrap();
+    let mut command = cancel(
+        home.path(),
+        "practice",
+        &site.url("/late-banner.html"),
+        "offline",
+    );
+    command.args(["--max-turns", "2"]);
+    let out = e2e::run(command, "").await.unwrap();
+    let said = e2e::text(&out);
+    let all = events(home.path());
+    let recovered = of_type(&all, "recovered");
+    assert_eq!(recovered.len(), 1, "{said}\n{all:#?}");
+    assert_eq!(recovered[0]["trouble"], "obscured", "{:#?}", recovered[0]);
+    assert_eq!(recovered[0]["ok"], true, "{:#?}", recovered[0]);
+    assert!(
+        recovered[0]["after"]
+            .as_str()
+            .unwrap()
+            .contains("dismissing"),
+        "{:#?}",
+        recovered[0]
+    );
+    assert!(site.was_requested("/offer.html"), "{:?}", site.requests());
+    assert!(of_type(&all, "approval_asked").is_empty(), "{said}");
+    // The failure never reached the driver as an error.
+    assert!(
+        !of_type(&all, "tool_result")
+            .iter()
+            .any(|e| e["ok"] == false),
+        "{all:#?}"
+    );
+}
+
+/// A banner whose only button, "Close", submits the form that ends the
+/// membership: as a submit button on an account page and on the final page
+/// (the decision asks, so the host leaves it), and as a plain button whose
+/// script submits (the host presses it, and the guard stops the post). The
+/// site's log is the proof that "Close" never ended anything.
+#[tokio::test(flavor = "multi_thread")]
+async fn a_banner_whose_close_commits_never_ends_anything() {
+    for page in [
+        "/overlay-close.html",
+        "/overlay-final.html",
+        "/overlay-script.html",
+    ] {
+        let site = Site::serve(&site_dir("robust")).await.unwrap();
+        let home = tempfile::tempdir().unwrap();
+        let mut command = cancel(home.path(), "practice", &site.url(page), "offline");
+        command.args(["--max-turns", "3"]);
+        let out = e2e::run(command, "n\nn\nn\n").await.unwrap();
+        let said = e2e::text(&out);
+        assert_ne!(out.status.code(), Some(0), "{page}: {said}");
+        let posted: Vec<_> = site
+            .requests()
+            .into_iter()
+            .filter(|r| r.method != "GET")
+            .collect();
+        assert!(posted.is_empty(), "{page}: {posted:?}\n{said}");
+        assert!(!site.was_requested("/commit.html"), "{page}: {said}");
+        let all = events(home.path());
+        let tried = of_type(&all, "interruption");
+        assert!(!tried.is_empty(), "{page}: the banner was found\n{all:#?}");
+        assert!(
+            !tried.iter().any(|e| e["dismissed"] == true),
+            "{page}: {all:#?}"
+        );
+        if page == "/overlay-script.html" {
+            assert!(
+                !of_type(&all, "guard_blocked").is_empty(),
+                "{page}: the guard stopped the script's post\n{all:#?}"
+            );
+        }
+    }
+}
+
+/// `memory show` as text.
+async fn memory(home: &Path, args: &[&str]) -> (Option<i32>, String) {
+    let mut command = e2e::command(home);
+    command.arg("memory").args(args);
+    let out = e2e::run(command, "").await.unwrap();
+    (out.status.code(), e2e::text(&out))
+}
+
+/// A verified run remembers its path; `--replay` follows it with no model
+/// at all (the model server would fail any request) and still asks once;
+/// `memory forget` forgets it, and `--replay` then says why it cannot.
+#[tokio::test(flavor = "multi_thread")]
+async fn a_remembered_path_is_replayed_without_a_model() {
+    let home = tempfile::tempdir().unwrap();
+    let first = spotify(None).await;
+    let out = e2e::run(
+        cancel(home.path(), "spotify", &first.url(), "offline"),
+        "y\n",
+    )
+    .await
+    .unwrap();
+    assert_verified(&out, home.path(), "first run");
+    assert_eq!(of_type(&events(home.path()), "remembered").len(), 1);
+
+    let (code, shown) = memory(home.path(), &["show", "spotify"]).await;
+    assert_eq!(code, Some(0), "{shown}");
+    assert!(shown.contains("spotify (plugin "), "{shown}");
+    assert!(shown.contains("on 127.0.0.1"), "{shown}");
+    assert!(shown.contains("\"Cancel subscription\""), "{shown}");
+
+    let model = ModelServer::start(|_| Reply::status(400, "no model may be asked"))
+        .await
+        .unwrap();
+    let second = spotify(None).await;
+    let mut command = driven_by(
+        cancel(home.path(), "spotify", &second.url(), "claude-opus-4-6"),
+        &model,
+    );
+    command.arg("--replay");
+    let out = e2e::run(command, "y\n").await.unwrap();
+    assert_verified(&out, home.path(), "replay");
+    assert_eq!(model.request_count(), 0, "the replay asked the model");
+    assert_eq!(commits(&second), 1, "{:?}", second.requests());
+    let result = e2e::last_result(home.path()).unwrap();
+    assert_eq!(result["usage"]["input"], 0, "{result}");
+
+    let (code, said) = memory(home.path(), &["forget", "spotify"]).await;
+    assert_eq!(code, Some(0), "{said}");
+    let (_, shown) = memory(home.path(), &["show", "spotify"]).await;
+    assert!(
+        shown.contains("Nothing is remembered for spotify"),
+        "{shown}"
+    );
+    let mut command = cancel(home.path(), "spotify", &second.url(), "offline");
+    command.arg("--replay");
+    let out = e2e::run(command, "").await.unwrap();
+    let said = e2e::text(&out);
+    assert_eq!(out.status.code(), Some(2), "{said}");
+    assert!(said.contains("no path is remembered for spotify"), "{said}");
+    let (code, said) = memory(home.path(), &["show", "Spotify!"]).await;
+    assert_eq!(code, Some(2), "{said}");
+}
+
+/// The site renamed "Cancel subscription" to "Cancel Premium plan": the
+/// replay stops where the remembered step finds nothing, the model takes
+/// over with the old path as hints, and the new path is remembered. Offline,
+/// the plugin's plan takes over the same way.
+#[tokio::test(flavor = "multi_thread")]
+async fn a_replay_heals_when_the_site_is_reworded() {
+    let home = tempfile::tempdir().unwrap();
+    let first = spotify(None).await;
+    let out = e2e::run(
+        cancel(home.path(), "spotify", &first.url(), "offline"),
+        "y\n",
+    )
+    .await
+    .unwrap();
+    assert_verified(&out, home.path(), "first run");
+
+    let model = ModelServer::start(Script::load("spotify").unwrap().handler())
+        .await
+        .unwrap();
+    let reworded = spotify(Some("reworded")).await;
+    let mut command = driven_by(
+        cancel(home.path(), "spotify", &reworded.url(), "claude-opus-4-6"),
+        &model,
+    );
+    command.arg("--replay");
+    let out = e2e::run(command, "y\n").await.unwrap();
+    assert_verified(&out, home.path(), "healed with a model");
+    let all = events(home.path());
+    let handed = of_type(&all, "handed_over");
+    assert_eq!(handed.len(), 1, "{all:#?}");
+    assert_eq!(handed[0]["replayed"], 1, "{:#?}", handed[0]);
+    assert!(
+        handed[0]["why"]
+            .as_str()
+            .unwrap()
+            .contains("\"Cancel subscription\""),
+        "{:#?}",
+        handed[0]
+    );
+    let first_request = model
+        .requests()
+        .into_iter()
+        .next()
+        .expect("the model was asked");
+    let body = first_request.body.to_string();
+    assert!(body.contains("Hints: this path worked on"), "{body}");
+    assert!(body.contains("Replaying step 1"), "{body}");
+    let (_, shown) = memory(home.path(), &["show", "spotify"]).await;
+    assert!(shown.contains("\"Cancel Premium plan\""), "{shown}");
+    assert!(!shown.contains("\"Cancel subscription\""), "{shown}");
+
+    // Offline, on a home that remembers the old path: the plan takes over.
+    let home = tempfile::tempdir().unwrap();
+    let out = e2e::run(
+        cancel(
+            home.path(),
+            "spotify",
+            &spotify(None).await.url(),
+            "offline",
+        ),
+        "y\n",
+    )
+    .await
+    .unwrap();
+    assert_verified(&out, home.path(), "first offline run");
+    let reworded = spotify(Some("reworded")).await;
+    let out = e2e::run(
+        cancel(home.path(), "spotify", &reworded.url(), "offline"),
+        "y\n",
+    )
+    .await
+    .unwrap();
+    assert_verified(&out, home.path(), "healed offline");
+    let all = events(home.path());
+    assert_eq!(of_type(&all, "handed_over").len(), 1, "{all:#?}");
+    assert_eq!(commits(&reworded), 1);
+    let said = e2e::text(&out);
+    assert!(said.contains("replayed 1 remembered step(s)"), "{said}");
+}
+
+/// A small local model served in OpenAI's format writes its calls as text,
+/// in four forms, once as broken JSON and once with an argument misnamed:
+/// the host reads what it can, asks for a repair of what it cannot, refuses
+/// the misnamed argument by the schema, and the run is verified.
+#[tokio::test(flavor = "multi_thread")]
+async fn a_local_model_that_writes_calls_as_text_still_cancels() {
+    let site = PracticeSite::serve(SiteOptions::default()).await.unwrap();
+    let model = ModelServer::start(sloppy).await.unwrap();
+    let home = tempfile::tempdir().unwrap();
+    let mut command = e2e::command(home.path());
+    command
+        .args(["cancel", "netflix", "--start-url", &site.url()])
+        .args(["--tools", "compact", "--headless", "--isolated"])
+        .args(["--model", "vllm:qwen2.5-7b-instruct"])
+        .args(["--base-url", &model.openai_base_url()]);
+    let out = e2e::run(command, "y\n").await.unwrap();
+    assert_verified(&out, home.path(), "sloppy model");
+
+    let requests = model.requests();
+    assert!(
+        requests.iter().all(|r| r.body["tool_choice"] == "required"),
+        "every request asks for a tool call"
+    );
+    let repaired = requests.iter().any(|r| {
+        r.latest_user_text()
+            .is_some_and(|t| t.contains(REPAIR_PROMPT))
+    });
+    assert!(repaired, "the broken call was sent back for repair");
+    let all = events(home.path());
+    let in_text = of_type(&all, "call_in_text");
+    assert!(
+        in_text.iter().filter(|e| e["tool"].is_string()).count() >= 3,
+        "{in_text:#?}"
+    );
+    assert_eq!(
+        in_text.iter().filter(|e| e["problem"].is_string()).count(),
+        1,
+        "{in_text:#?}"
+    );
+    let refused = requests.iter().any(|r| {
+        r.tool_results()
+            .iter()
+            .any(|(_, text)| text.contains("ref"))
+    });
+    assert!(refused, "the misnamed argument was refused by the schema");
+}
