@@ -26,20 +26,23 @@ fn refuse(key: &str, message: impl Into<String>) -> Refusal {
 /// so that a file for a newer API is told so rather than shown the keys it
 /// added as unknown.
 pub(crate) fn api(value: &str) -> Checked {
-    if value == API_VERSION {
+    if API_VERSIONS.contains(&value) {
         return Ok(());
     }
+    let known: Vec<String> = API_VERSIONS.iter().map(|v| format!("\"{v}\"")).collect();
     Err(refuse(
         "api",
         format!(
-            "\"{}\" is not supported: this build reads api = \"{API_VERSION}\"",
-            printable(value)
+            "\"{}\" is not supported: this build reads api = {}",
+            printable(value),
+            known.join(" or ")
         ),
     ))
 }
 
 pub(crate) fn file(f: &ServiceFile) -> Checked {
     service(&f.service)?;
+    interruptions(&f.api, &f.service.interruptions)?;
     plan(&f.plan)?;
     section("checkpoint", &f.checkpoint, |key, rule| {
         text(&format!("{key}.reason"), &rule.reason, MAX_TEXT_CHARS)?;
@@ -104,6 +107,37 @@ fn service(s: &ServiceInfo) -> Checked {
     list("service.commit-requests", &s.commit_requests, |key, r| {
         method(&format!("{key}.method"), &r.method)?;
         pattern(&format!("{key}.url-pattern"), &r.url_pattern)
+    })
+}
+
+/// A service's own interruptions: clicks on buttons named by non-blank
+/// patterns (a blank one is in every name), and only in a file for the API
+/// that knows them, so that an older host is never handed a key it drops.
+fn interruptions(api: &str, buttons: &[Target]) -> Checked {
+    if !buttons.is_empty() && api != API_VERSION {
+        return Err(refuse(
+            "service.interruptions",
+            format!(
+                "needs api = \"{API_VERSION}\"; this file says \"{}\"",
+                printable(api)
+            ),
+        ));
+    }
+    list("service.interruptions", buttons, |key, t| {
+        target(key, t)?;
+        if t.action != TargetAction::Click {
+            return Err(refuse(
+                &format!("{key}.action"),
+                "an interruption is dismissed by a click",
+            ));
+        }
+        if t.name.is_empty() || t.name.iter().any(|n| n.trim().is_empty()) {
+            return Err(refuse(
+                &format!("{key}.name"),
+                "needs at least one name, none blank, or it would name every button",
+            ));
+        }
+        Ok(())
     })
 }
 

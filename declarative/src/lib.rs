@@ -8,7 +8,7 @@
 //!
 //! ```
 //! let file = subterminator_declarative::parse(r#"
-//! api = "0.2.0"
+//! api = "0.3.0"
 //!
 //! [service]
 //! id = "example"
@@ -37,7 +37,7 @@ use serde::Deserialize;
 use toml::de::DeTable;
 
 pub use error::{ErrorKind, FileError};
-pub use limits::{API_VERSION, MAX_FILE_BYTES};
+pub use limits::{API_VERSION, API_VERSIONS, MAX_FILE_BYTES};
 pub use schema::*;
 
 /// Parses `text` as a `service.toml` and checks every bound of the format.

@@ -3,8 +3,12 @@
 //! inside the sandbox on every run: each bound keeps one of its parts from
 //! costing the host or misleading the human.
 
-/// The plugin API the format speaks; `api` must say exactly this.
-pub const API_VERSION: &str = "0.2.0";
+/// The newest plugin API the format speaks, what a new file says.
+pub const API_VERSION: &str = "0.3.0";
+
+/// Every `api` a file may say, newest first. A 0.2.0 file is read as it
+/// always was; only 0.3.0 adds `service.interruptions`.
+pub const API_VERSIONS: &[&str] = &[API_VERSION, "0.2.0"];
 
 /// Largest file read at all: a description of one service is a few KiB, and
 /// the sandbox copies the text into every instance.

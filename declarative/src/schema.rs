@@ -9,11 +9,11 @@ use serde::Deserialize;
 #[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
 #[serde(deny_unknown_fields, rename_all = "kebab-case")]
 pub struct ServiceFile {
-    /// The plugin API the file is written for; only [`crate::API_VERSION`]
-    /// is read.
+    /// The plugin API the file is written for: one of
+    /// [`crate::API_VERSIONS`].
     ///
     /// ```toml
-    /// api = "0.2.0"
+    /// api = "0.3.0"
     /// ```
     pub api: String,
 
@@ -170,6 +170,19 @@ pub struct ServiceInfo {
     /// ```
     #[serde(default)]
     pub commit_requests: Vec<CommitRequest>,
+
+    /// Buttons that dismiss the service's own interruptions, ones the host's
+    /// generic handler would not know (a help chat's "End chat", an app
+    /// banner's "Continue in browser"): clicks only, `api = "0.3.0"` only.
+    /// The host presses one only where its safety decision would not ask and
+    /// the page stays where it is; never list an offer to stay here, the
+    /// plan declines offers.
+    ///
+    /// ```toml
+    /// interruptions = [{ action = "click", role = "button", name = ["continue in browser"] }]
+    /// ```
+    #[serde(default)]
+    pub interruptions: Vec<Target>,
 }
 
 /// A request that commits by itself.

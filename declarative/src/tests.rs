@@ -66,25 +66,49 @@ fn each_bound_is_refused_naming_its_key() {
     let cases: Vec<(&str, String, &str, Option<&str>)> = vec![
         (
             "wrong api",
-            edited("api = \"0.2.0\"", "api = \"0.3.0\""),
+            edited("api = \"0.3.0\"", "api = \"0.9.0\""),
             "api",
             Some("api ="),
         ),
         (
             "api a number",
-            edited("api = \"0.2.0\"", "api = 2"),
+            edited("api = \"0.3.0\"", "api = 2"),
             "api",
             Some("api ="),
         ),
-        ("no api", edited("api = \"0.2.0\"", ""), "api", None),
+        ("no api", edited("api = \"0.3.0\"", ""), "api", None),
         (
             "no api, [service] first",
             readme_example()
-                .replacen("api = \"0.2.0\"", "", 1)
+                .replacen("api = \"0.3.0\"", "", 1)
                 .trim_start()
                 .to_owned(),
             "api",
             None,
+        ),
+        (
+            "interruptions in a 0.2.0 file",
+            edited("api = \"0.3.0\"", "api = \"0.2.0\""),
+            "service.interruptions",
+            Some("interruptions ="),
+        ),
+        (
+            "an interruption filled in",
+            edited(
+                "interruptions = [{ action = \"click\"",
+                "interruptions = [{ action = \"fill\"",
+            ),
+            "service.interruptions[0].action",
+            Some("interruptions ="),
+        ),
+        (
+            "a blank interruption name",
+            edited(
+                "name = [\"continue in browser\"]",
+                "name = [\"continue in browser\", \" \"]",
+            ),
+            "service.interruptions[0].name",
+            Some("interruptions ="),
         ),
         (
             "no goal",
@@ -569,7 +593,7 @@ fn unknown_keys_name_the_key_and_its_line() {
     let cases = [
         (
             "top level",
-            edited("api = \"0.2.0\"", "api = \"0.2.0\"\ncolour = \"red\""),
+            edited("api = \"0.3.0\"", "api = \"0.3.0\"\ncolour = \"red\""),
             "colour",
             "colour =",
         ),
@@ -663,7 +687,7 @@ fn unknown_keys_name_the_key_and_its_line() {
 
 #[test]
 fn display_reads_line_then_key() {
-    let text = readme_example().replacen("api = \"0.2.0\"", "api = \"0.2.0\"\n\ncolour = 1", 1);
+    let text = readme_example().replacen("api = \"0.3.0\"", "api = \"0.3.0\"\n\ncolour = 1", 1);
     let err = parse(&text).unwrap_err();
     assert!(
         err.to_string()

@@ -12,6 +12,7 @@ mod api;
 pub mod bounds;
 mod cache;
 mod engine;
+mod glue;
 pub mod index;
 mod installed;
 mod instance;
@@ -22,6 +23,7 @@ mod store;
 mod types;
 mod v0_1_0;
 mod v0_2_0;
+mod v0_3_0;
 
 use std::sync::Arc;
 

@@ -158,25 +158,26 @@ fn metadata(s: &decl::ServiceInfo) -> Metadata {
             .iter()
             .map(|r| RequestPattern::new(&r.method, &r.url_pattern))
             .collect(),
+        interruptions: s.interruptions.iter().map(target_hint).collect(),
+    }
+}
+
+fn target_hint(t: &decl::Target) -> TargetHint {
+    TargetHint {
+        role: t.role.clone(),
+        name_patterns: t.name.clone(),
+        action: match t.action {
+            decl::TargetAction::Click => HintAction::Click,
+            decl::TargetAction::Select => HintAction::Select,
+            decl::TargetAction::Fill => HintAction::Fill,
+        },
+        value: t.value.clone(),
+        optional: t.optional,
     }
 }
 
 fn plan_step(step: &decl::PlanStep) -> PlanStep {
-    let targets = step
-        .targets
-        .iter()
-        .map(|t| TargetHint {
-            role: t.role.clone(),
-            name_patterns: t.name.clone(),
-            action: match t.action {
-                decl::TargetAction::Click => HintAction::Click,
-                decl::TargetAction::Select => HintAction::Select,
-                decl::TargetAction::Fill => HintAction::Fill,
-            },
-            value: t.value.clone(),
-            optional: t.optional,
-        })
-        .collect();
+    let targets = step.targets.iter().map(target_hint).collect();
     let sdk_step = PlanStep::new(&step.description, &step.done_when, targets);
     if step.irreversible {
         sdk_step.irreversible()

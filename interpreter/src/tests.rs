@@ -474,6 +474,10 @@ fn metadata_and_plan_convert_to_the_sdk() {
         meta.commit_requests,
         [RequestPattern::new("POST", "*/cancel/finish*")]
     );
+    assert_eq!(
+        meta.interruptions,
+        [TargetHint::click("button", &["continue in browser"])]
+    );
     let plan = service.plan();
     assert_eq!(plan.len(), 2);
     assert!(!plan[0].irreversible && plan[1].irreversible);
@@ -568,7 +572,7 @@ fn readme_example_end_to_end() {
 #[test]
 fn refused_file_answers_with_its_error() {
     let plugin =
-        Interpreter::from_text(&readme_example().replace("api = \"0.2.0\"", "api = \"9.9.9\""));
+        Interpreter::from_text(&readme_example().replace("api = \"0.3.0\"", "api = \"9.9.9\""));
     let meta = plugin.metadata();
     assert_eq!(meta.id, "");
     assert!(

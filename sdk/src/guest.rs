@@ -6,7 +6,7 @@ use crate::types as sdk;
 #[allow(missing_docs, clippy::all)]
 pub mod bindings {
     wit_bindgen::generate!({
-        path: "wit/v0.2.0",
+        path: "wit/v0.3.0",
         world: "service",
         pub_export_macro: true,
         export_macro_name: "export",
@@ -83,6 +83,21 @@ pub fn metadata<S: crate::Service>(service: &S) -> b::Metadata {
                 url_pattern: r.url_pattern,
             })
             .collect(),
+        interruptions: m.interruptions.into_iter().map(target_hint).collect(),
+    }
+}
+
+fn target_hint(t: sdk::TargetHint) -> b::TargetHint {
+    b::TargetHint {
+        role: t.role,
+        name_patterns: t.name_patterns,
+        action: match t.action {
+            sdk::HintAction::Click => b::HintAction::Click,
+            sdk::HintAction::Select => b::HintAction::Select,
+            sdk::HintAction::Fill => b::HintAction::Fill,
+        },
+        value: t.value,
+        optional: t.optional,
     }
 }
 
@@ -93,21 +108,7 @@ pub fn plan<S: crate::Service>(service: &S) -> Vec<b::PlanStep> {
         .map(|step| b::PlanStep {
             description: step.description,
             done_when: step.done_when,
-            targets: step
-                .targets
-                .into_iter()
-                .map(|t| b::TargetHint {
-                    role: t.role,
-                    name_patterns: t.name_patterns,
-                    action: match t.action {
-                        sdk::HintAction::Click => b::HintAction::Click,
-                        sdk::HintAction::Select => b::HintAction::Select,
-                        sdk::HintAction::Fill => b::HintAction::Fill,
-                    },
-                    value: t.value,
-                    optional: t.optional,
-                })
-                .collect(),
+            targets: step.targets.into_iter().map(target_hint).collect(),
             irreversible: step.irreversible,
         })
         .collect()

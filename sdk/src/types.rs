@@ -231,6 +231,13 @@ pub struct Metadata {
     /// Requests that commit (a form post to the cancel endpoint), stopped the
     /// same way.
     pub commit_requests: Vec<RequestPattern>,
+    /// Buttons that dismiss this service's own interruptions, the ones the
+    /// host's generic handler would not know (a help chat's "End chat", an
+    /// app banner's "Continue in browser"): clicks only, each pattern
+    /// non-blank. The host presses one only where its safety decision would
+    /// not ask and the press stays on the page. Never an offer to stay: the
+    /// plan declines offers.
+    pub interruptions: Vec<TargetHint>,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

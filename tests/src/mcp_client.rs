@@ -92,6 +92,7 @@ fn make_venv() -> anyhow::Result<PathBuf> {
 /// The server's command line for a stdio plan: the binary under test with
 /// a home of its own, headless Chromium, no keys.
 pub fn server(home: &Path, args: &[&str]) -> Value {
+    crate::e2e::share_plugin_cache(home);
     let mut argv = vec![crate::e2e::bin().display().to_string(), "mcp".to_owned()];
     argv.extend(args.iter().map(|a| (*a).to_owned()));
     json!({

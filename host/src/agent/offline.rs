@@ -129,15 +129,19 @@ fn find<'a>(snapshot: &'a Snapshot, hint: &TargetHint) -> Option<&'a Element> {
 fn expected(hint: Option<&TargetHint>) -> String {
     match hint {
         Some(hint) => format!(
-            "no {} named like {}",
-            hint.role.as_deref().unwrap_or("element"),
+            "{} named like {}",
+            match hint.role.as_deref() {
+                Some(role) if role.starts_with(['a', 'e', 'i', 'o', 'u']) => format!("an {role}"),
+                Some(role) => format!("a {role}"),
+                None => "an element".to_owned(),
+            },
             hint.name_patterns
                 .iter()
                 .map(|p| format!("\"{p}\""))
                 .collect::<Vec<_>>()
                 .join(" or ")
         ),
-        None => "nothing to act on".into(),
+        None => "a target".into(),
     }
 }
 

@@ -129,6 +129,9 @@ const NOT_NOW: &[&str] = &["not now", "no thanks", "no, thanks", "maybe later"];
 /// "box" is the page.
 const MAX_BOX_ELEMENTS: usize = 40;
 
+/// Roles that close a box: climbing past one reads the page beneath it.
+const BOX_ROLES: &[&str] = &["dialog", "alertdialog"];
+
 /// How far up from a button the box around it is looked for.
 const MAX_LEVELS_UP: usize = 4;
 
@@ -288,6 +291,12 @@ pub fn named_by_service(
             context = words(elements, range);
             if CANCELLATION_WORDS.iter().any(|w| context.contains(w)) {
                 return None;
+            }
+            // A dialog is the interruption's own box: what lies around it is
+            // the page underneath, whose words (an account page speaks of the
+            // subscription) say nothing of the pop-up.
+            if BOX_ROLES.contains(&elements[at].role.as_str()) {
+                break;
             }
         }
         Some(Interruption {

@@ -117,4 +117,16 @@ fn a_plugin_named_interruption_is_found_unless_it_speaks_of_the_cancellation() {
         "{ACCOUNT}- dialog [ref=e10]:\n  - text: Before you go, 3 months at half price\n  - button \"Not now\" [ref=e11]\n"
     ));
     assert!(named_by_service(&offer, |e| e.name == "Not now").is_none());
+    // A teaser dialog laid over an account page that speaks of the
+    // subscription: the dialog is the box, the page beneath is not read.
+    let teaser = page(
+        "- main [ref=e1]:\n  - heading \"Your subscription\" [level=1] [ref=e2]\n  - link \"Cancel subscription\" [ref=e3]\n  - dialog \"Your 2026 Wrapped\" [ref=e10]:\n    - generic [ref=e11]:\n      - text: Your year in music\n      - button \"Later\" [ref=e12]\n",
+    );
+    let found = named_by_service(&teaser, |e| e.name == "Later").unwrap();
+    assert_eq!(found.button.reference.as_deref(), Some("e12"));
+    // The same button with no dialog around it is read with the page.
+    let inline = page(
+        "- main [ref=e1]:\n  - heading \"Your subscription\" [level=1] [ref=e2]\n  - generic [ref=e10]:\n    - text: Your year in music\n    - button \"Later\" [ref=e12]\n",
+    );
+    assert!(named_by_service(&inline, |e| e.name == "Later").is_none());
 }

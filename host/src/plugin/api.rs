@@ -10,7 +10,7 @@ use wasmtime::component::Component;
 use super::engine::PluginEngine;
 use super::store::StoreState;
 use super::types::{AuthEvent, Metadata, PlanStep, ToolCallView, Verdict};
-use super::{PluginError, v0_1_0, v0_2_0};
+use super::{PluginError, v0_1_0, v0_2_0, v0_3_0};
 use crate::page;
 
 /// The API versions a component may speak.
@@ -18,23 +18,30 @@ use crate::page;
 pub enum ApiVersion {
     V0_1_0,
     V0_2_0,
+    V0_3_0,
 }
 
 /// Every version this host runs, newest first, with the interface a
 /// component of that version imports its types from.
 const SUPPORTED: &[(ApiVersion, &str)] = &[
+    (ApiVersion::V0_3_0, v0_3_0::TYPES_INTERFACE),
     (ApiVersion::V0_2_0, v0_2_0::TYPES_INTERFACE),
     (ApiVersion::V0_1_0, v0_1_0::TYPES_INTERFACE),
 ];
 
 /// The version numbers this host runs, newest first, for messages.
-pub const SUPPORTED_VERSIONS: &[&str] = &[v0_2_0::API_VERSION, v0_1_0::API_VERSION];
+pub const SUPPORTED_VERSIONS: &[&str] = &[
+    v0_3_0::API_VERSION,
+    v0_2_0::API_VERSION,
+    v0_1_0::API_VERSION,
+];
 
 impl ApiVersion {
     pub fn as_str(self) -> &'static str {
         match self {
             ApiVersion::V0_1_0 => v0_1_0::API_VERSION,
             ApiVersion::V0_2_0 => v0_2_0::API_VERSION,
+            ApiVersion::V0_3_0 => v0_3_0::API_VERSION,
         }
     }
 
@@ -72,6 +79,7 @@ impl ApiVersion {
 pub enum Linked {
     V0_1_0(v0_1_0::Pre),
     V0_2_0(v0_2_0::Pre),
+    V0_3_0(v0_3_0::Pre),
 }
 
 impl Linked {
@@ -84,6 +92,7 @@ impl Linked {
         Ok(match api {
             ApiVersion::V0_1_0 => Linked::V0_1_0(v0_1_0::pre(&linkers.v0_1_0, component)?),
             ApiVersion::V0_2_0 => Linked::V0_2_0(v0_2_0::pre(&linkers.v0_2_0, component)?),
+            ApiVersion::V0_3_0 => Linked::V0_3_0(v0_3_0::pre(&linkers.v0_3_0, component)?),
         })
     }
 
@@ -91,6 +100,7 @@ impl Linked {
         Ok(match self {
             Linked::V0_1_0(pre) => LiveInstance::V0_1_0(v0_1_0::Live::instantiate(store, pre)?),
             Linked::V0_2_0(pre) => LiveInstance::V0_2_0(v0_2_0::Live::instantiate(store, pre)?),
+            Linked::V0_3_0(pre) => LiveInstance::V0_3_0(v0_3_0::Live::instantiate(store, pre)?),
         })
     }
 }
@@ -99,6 +109,7 @@ impl Linked {
 pub enum LiveInstance {
     V0_1_0(v0_1_0::Live),
     V0_2_0(v0_2_0::Live),
+    V0_3_0(v0_3_0::Live),
 }
 
 impl LiveInstance {
@@ -106,6 +117,7 @@ impl LiveInstance {
         match self {
             LiveInstance::V0_1_0(live) => &live.store,
             LiveInstance::V0_2_0(live) => &live.store,
+            LiveInstance::V0_3_0(live) => &live.store,
         }
     }
 
@@ -113,6 +125,7 @@ impl LiveInstance {
         match self {
             LiveInstance::V0_1_0(live) => &mut live.store,
             LiveInstance::V0_2_0(live) => &mut live.store,
+            LiveInstance::V0_3_0(live) => &mut live.store,
         }
     }
 
@@ -120,6 +133,7 @@ impl LiveInstance {
         match self {
             LiveInstance::V0_1_0(live) => live.metadata(),
             LiveInstance::V0_2_0(live) => live.metadata(),
+            LiveInstance::V0_3_0(live) => live.metadata(),
         }
     }
 
@@ -127,6 +141,7 @@ impl LiveInstance {
         match self {
             LiveInstance::V0_1_0(live) => live.plan(),
             LiveInstance::V0_2_0(live) => live.plan(),
+            LiveInstance::V0_3_0(live) => live.plan(),
         }
     }
 
@@ -138,6 +153,7 @@ impl LiveInstance {
         match self {
             LiveInstance::V0_1_0(live) => live.checkpoint(call, snapshot),
             LiveInstance::V0_2_0(live) => live.checkpoint(call, snapshot),
+            LiveInstance::V0_3_0(live) => live.checkpoint(call, snapshot),
         }
     }
 
@@ -145,6 +161,7 @@ impl LiveInstance {
         match self {
             LiveInstance::V0_1_0(live) => live.verify(snapshot),
             LiveInstance::V0_2_0(live) => live.verify(snapshot),
+            LiveInstance::V0_3_0(live) => live.verify(snapshot),
         }
     }
 
@@ -155,6 +172,7 @@ impl LiveInstance {
         match self {
             LiveInstance::V0_1_0(live) => live.detect_auth(snapshot),
             LiveInstance::V0_2_0(live) => live.detect_auth(snapshot),
+            LiveInstance::V0_3_0(live) => live.detect_auth(snapshot),
         }
     }
 }

@@ -5,7 +5,7 @@
 //! context, an escape sequence in a reason could rewrite the terminal, and a
 //! plain-http origin would let the agent off onto a page anyone can spoof.
 
-use super::types::{Metadata, PlanStep, TargetHint};
+use super::types::{HintAction, Metadata, PlanStep, TargetHint};
 use crate::text::{ELLIPSIS, sanitize, truncate};
 
 /// Longest id, in characters of `a-z`, `0-9` and `-`.
@@ -78,6 +78,27 @@ pub fn check_metadata(m: &Metadata) -> Result<(), String> {
             &request.url_pattern,
             URL_MAX_CHARS,
         )?;
+    }
+    count("interruptions", m.interruptions.len())?;
+    for (i, hint) in m.interruptions.iter().enumerate() {
+        check_interruption(&format!("interruptions[{i}]"), hint)?;
+    }
+    Ok(())
+}
+
+/// An interruption is dismissed by a click on a button it names; a blank
+/// pattern is in every name, so it would name every button on the page.
+fn check_interruption(at: &str, hint: &TargetHint) -> Result<(), String> {
+    check_target(at, hint)?;
+    if hint.action != HintAction::Click {
+        return Err(format!(
+            "{at}.action: an interruption is dismissed by a click"
+        ));
+    }
+    if hint.name_patterns.is_empty() || hint.name_patterns.iter().any(|p| p.trim().is_empty()) {
+        return Err(format!(
+            "{at}.name-patterns: needs at least one pattern, none blank, or it would name every button"
+        ));
     }
     Ok(())
 }
@@ -232,6 +253,16 @@ mod tests {
         }
     }
 
+    fn interruption(action: HintAction, names: &[&str]) -> TargetHint {
+        TargetHint {
+            role: Some("button".into()),
+            name_patterns: names.iter().map(|n| (*n).to_owned()).collect(),
+            action,
+            value: None,
+            optional: false,
+        }
+    }
+
     #[test]
     fn metadata_bounds_name_the_field() {
         type Break = fn(&mut Metadata);
@@ -302,6 +333,31 @@ mod tests {
                 "huge version",
                 |m| m.version = "1".repeat(100),
                 Some("version: 100 characters"),
+            ),
+            (
+                "an interruption closed by a click",
+                |m| m.interruptions = vec![interruption(HintAction::Click, &["close help"])],
+                None,
+            ),
+            (
+                "an interruption filled in",
+                |m| m.interruptions = vec![interruption(HintAction::Fill, &["email"])],
+                Some("interruptions[0].action: an interruption is dismissed by a click"),
+            ),
+            (
+                "a blank interruption pattern names every button",
+                |m| m.interruptions = vec![interruption(HintAction::Click, &["close", " "])],
+                Some("interruptions[0].name-patterns: needs at least one pattern"),
+            ),
+            (
+                "an interruption with no pattern",
+                |m| m.interruptions = vec![interruption(HintAction::Click, &[])],
+                Some("interruptions[0].name-patterns"),
+            ),
+            (
+                "a hundred interruptions",
+                |m| m.interruptions = vec![interruption(HintAction::Click, &["x"]); 100],
+                Some("interruptions: 100 entries"),
             ),
         ];
         for (name, breaks, want) in cases {

@@ -52,13 +52,9 @@ impl ComponentCache {
     pub fn open(dir: &Path) -> Result<Self, PluginError> {
         create_private_dir(dir)?;
         let key_path = dir.join(KEY_FILE);
-        let key = match std::fs::read(&key_path) {
-            Ok(bytes) if bytes.len() == KEY_BYTES => {
-                let mut key = [0u8; KEY_BYTES];
-                key.copy_from_slice(&bytes);
-                key
-            }
-            _ => write_new_key(&key_path)?,
+        let key = match read_key(&key_path) {
+            Some(key) => key,
+            None => write_new_key(&key_path)?,
         };
         Ok(Self {
             dir: dir.to_path_buf(),
@@ -176,6 +172,14 @@ fn create_private_dir(dir: &Path) -> Result<(), PluginError> {
     Ok(())
 }
 
+fn read_key(path: &Path) -> Option<[u8; KEY_BYTES]> {
+    std::fs::read(path).ok()?.try_into().ok()
+}
+
+/// Writes a fresh key whole, then moves it into place: runs that start at
+/// once on an empty cache (a batch, the MCP server's sessions) all end up
+/// with the one key that landed first, never with half of one, and so
+/// trust each other's files.
 fn write_new_key(path: &Path) -> Result<[u8; KEY_BYTES], PluginError> {
     let mut key = [0u8; KEY_BYTES];
     // Two v4 UUIDs come from the OS's CSPRNG: 244 random bits.
@@ -186,16 +190,24 @@ fn write_new_key(path: &Path) -> Result<[u8; KEY_BYTES], PluginError> {
         path: path.to_path_buf(),
         source,
     };
-    let mut options = std::fs::OpenOptions::new();
-    options.write(true).create(true).truncate(true);
-    #[cfg(unix)]
-    {
-        use std::os::unix::fs::OpenOptionsExt;
-        options.mode(0o600);
-    }
-    let mut file = options.open(path).map_err(io)?;
+    let dir = path.parent().unwrap_or(Path::new("."));
+    // A named temporary file is created owner-only (0600) on Unix.
+    let mut file = tempfile::NamedTempFile::new_in(dir).map_err(io)?;
     file.write_all(&key).map_err(io)?;
-    Ok(key)
+    file.as_file().sync_all().map_err(io)?;
+    match file.persist_noclobber(path) {
+        Ok(_) => Ok(key),
+        Err(e) if e.error.kind() == std::io::ErrorKind::AlreadyExists => match read_key(path) {
+            // Another run's key landed first: use it.
+            Some(theirs) => Ok(theirs),
+            // A damaged key: replace it (the files it signed are recompiled).
+            None => {
+                e.file.persist(path).map_err(|e| io(e.error))?;
+                Ok(key)
+            }
+        },
+        Err(e) => Err(io(e.error)),
+    }
 }
 
 /// Compiles `wasm` into a component; an invalid one is a typed error that
@@ -209,4 +221,31 @@ pub(super) fn compile(
         source_name: source_name.to_owned(),
         cause: format!("{e:#}"),
     })
+}
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used)]
+    use super::*;
+
+    #[test]
+    fn runs_that_open_an_empty_cache_at_once_share_one_key() {
+        let dir = tempfile::tempdir().unwrap();
+        let keys: Vec<[u8; KEY_BYTES]> = std::thread::scope(|scope| {
+            let opening: Vec<_> = (0..8)
+                .map(|_| scope.spawn(|| ComponentCache::open(dir.path()).unwrap().key))
+                .collect();
+            opening.into_iter().map(|t| t.join().unwrap()).collect()
+        });
+        let on_disk = read_key(&dir.path().join(KEY_FILE)).unwrap();
+        assert!(keys.iter().all(|k| *k == on_disk));
+    }
+
+    #[test]
+    fn a_damaged_key_is_replaced() {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::write(dir.path().join(KEY_FILE), b"short").unwrap();
+        let key = ComponentCache::open(dir.path()).unwrap().key;
+        assert_eq!(read_key(&dir.path().join(KEY_FILE)), Some(key));
+    }
 }

@@ -23,7 +23,7 @@ use subterminator_tests::model_server::{ModelServer, Reply};
 use subterminator_tests::scripted::SCRIPTED_ANTHROPIC_KEY;
 use subterminator_tests::site::{Site, site_dir};
 
-/// The plugins each flow runs with: two first-party plugins (API 0.2.0), a
+/// The plugins each flow runs with: two first-party plugins (the SDK's API), a
 /// declarative service run by the interpreter (`declarative/examples/
 /// netflix.toml`), and a metadata-only plugin at API 0.1.0, held by the
 /// host's floor alone.

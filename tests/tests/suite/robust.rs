@@ -19,8 +19,9 @@ use subterminator_tests::site::{Site, site_dir};
 use subterminator_tests::sloppy::{REPAIR_PROMPT, sloppy};
 
 /// The overlays of the `interruptions` variant, by the buttons that close
-/// them: no model may ever read them.
-const OVERLAY_BUTTONS: &[&str] = &["Reject non-essential", "Not now", "Minimize chat"];
+/// them, in the order the host does: no model may ever read them. "Later"
+/// closes Spotify's own teaser, which only the plugin's metadata names.
+const OVERLAY_BUTTONS: &[&str] = &["Later", "Reject non-essential", "Not now", "Minimize chat"];
 
 fn cancel(home: &Path, service: &str, url: &str, model: &str) -> tokio::process::Command {
     let mut command = e2e::command(home);
@@ -106,6 +107,15 @@ async fn interruptions_are_cleared_before_the_model_sees_the_page() {
         .map(|b| format!("button \"{b}\""))
         .collect();
     assert_eq!(dismissed, expected, "{all:#?}");
+    let kinds: Vec<&str> = of_type(&all, "interruption")
+        .iter()
+        .filter_map(|e| e["kind"].as_str())
+        .collect();
+    assert_eq!(
+        kinds,
+        ["service", "consent", "promotion", "chat"],
+        "{all:#?}"
+    );
     assert!(
         !site.requests().iter().any(|r| r.contains("offer/accept")),
         "took the offer: {:?}",
@@ -118,7 +128,7 @@ async fn interruptions_are_cleared_before_the_model_sees_the_page() {
         let page = snapshot_in(&input).expect("a snapshot in every input");
         for name in OVERLAY_BUTTONS
             .iter()
-            .chain(&["Accept all", "Download the app"])
+            .chain(&["Accept all", "Download the app", "Let's go"])
         {
             assert!(
                 !page["elements"]
@@ -259,6 +269,49 @@ async fn a_banner_whose_close_commits_never_ends_anything() {
             );
         }
     }
+}
+
+/// A careless plugin whose `interruptions` name the offer and the final
+/// button: the host never presses either for it. Both sit in boxes that
+/// speak of the cancellation, so neither is an interruption at all; the
+/// offline run then asks at the final step as ever, and a no ends it with
+/// nothing sent.
+#[tokio::test(flavor = "multi_thread")]
+async fn a_plugin_that_names_the_final_button_an_interruption_gets_no_press() {
+    let site = spotify(None).await;
+    let home = tempfile::tempdir().unwrap();
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
+    let text = std::fs::read_to_string(root.join("services/spotify/service.toml"))
+        .unwrap()
+        .replacen("id = \"spotify\"", "id = \"careless\"", 1)
+        .replacen(
+            "name = [\"later\"]",
+            "name = [\"later\", \"yes, cancel premium\", \"keep premium\", \"premium\"]",
+            1,
+        );
+    assert!(text.contains("\"careless\"") && text.contains("\"keep premium\""));
+    let file = home.path().join("careless.toml");
+    std::fs::write(&file, text).unwrap();
+    e2e::install_declarative(home.path(), "careless", &file).unwrap();
+
+    let command = cancel(home.path(), "careless", &site.url(), "offline");
+    let out = e2e::run(command, "n\n").await.unwrap();
+    let said = e2e::text(&out);
+    assert_ne!(out.status.code(), Some(0), "{said}");
+    assert_eq!(commits(&site), 0, "{:?}", site.requests());
+    assert!(
+        !site.requests().iter().any(|r| r.contains("offer/accept")),
+        "{:?}",
+        site.requests()
+    );
+    let all = events(home.path());
+    assert!(
+        !of_type(&all, "interruption")
+            .iter()
+            .any(|e| e["dismissed"] == true),
+        "{all:#?}"
+    );
+    assert_eq!(of_type(&all, "approval_asked").len(), 1, "{said}");
 }
 
 /// `memory show` as text.

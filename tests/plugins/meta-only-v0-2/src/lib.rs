@@ -1,40 +1,46 @@
-//! The least a plugin can write with the SDK: `new` and `metadata`, every
-//! other export left to the SDK's defaults. It compiles and links, but its
-//! plan marks no irreversible step, which API 0.2.0 requires: the host must
-//! refuse it at load rather than run it with nothing to ask before.
+//! Speaks `subterminator:service@0.2.0`, built with wit-bindgen from the
+//! frozen `sdk/wit/v0.2.0` rather than the SDK (which speaks the newest API):
+//! a 0.2.0 plugin as its users have it. It gives metadata and nothing else:
+//! its plan marks no irreversible step, which API 0.2.0 and later require,
+//! so the host must refuse it at load rather than run it with nothing to ask
+//! before.
 
-use subterminator_sdk::prelude::*;
+// Generated export glue is unsafe FFI; plugins built with the SDK never see it.
+#[cfg(target_arch = "wasm32")]
+#[allow(unsafe_code, clippy::all)]
+mod guest {
+    wit_bindgen::generate!({ path: "../../../sdk/wit/v0.2.0", world: "service" });
 
-pub struct MetaOnly;
+    struct MetaOnly;
 
-impl Service for MetaOnly {
-    fn new() -> Self {
-        MetaOnly
-    }
-
-    fn metadata(&self) -> Metadata {
-        Metadata {
-            id: "meta-only-v0-2".into(),
-            display_name: "Metadata only (API 0.2.0)".into(),
-            version: env!("CARGO_PKG_VERSION").into(),
-            initial_url: "http://127.0.0.1/".into(),
-            goal: "Cancel the membership.".into(),
-            allowed_origins: vec!["http://127.0.0.1".into()],
-            ..Metadata::default()
+    impl Guest for MetaOnly {
+        fn metadata() -> Metadata {
+            Metadata {
+                id: "meta-only-v0-2".into(),
+                display_name: "Metadata only (API 0.2.0)".into(),
+                version: env!("CARGO_PKG_VERSION").into(),
+                initial_url: "http://127.0.0.1/".into(),
+                goal: "Cancel the membership.".into(),
+                system_prompt_addition: String::new(),
+                allowed_origins: vec!["http://127.0.0.1".into()],
+                login_url_patterns: Vec::new(),
+                commit_url_patterns: Vec::new(),
+                commit_requests: Vec::new(),
+            }
+        }
+        fn plan() -> Vec<PlanStep> {
+            Vec::new()
+        }
+        fn checkpoint(_call: ToolCall, _snapshot: Snapshot) -> Option<String> {
+            None
+        }
+        fn verify(_snapshot: Snapshot) -> Verdict {
+            Verdict::Unknown
+        }
+        fn detect_auth(_snapshot: Snapshot) -> Option<AuthEvent> {
+            None
         }
     }
-}
 
-register_service!(MetaOnly);
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn plan_marks_no_irreversible_step() {
-        let plugin = MetaOnly::new();
-        assert!(plugin.plan().iter().all(|s| !s.irreversible));
-        assert_eq!(plugin.metadata().id, "meta-only-v0-2");
-    }
+    export!(MetaOnly);
 }
