@@ -21,6 +21,7 @@ mod prompt;
 mod recover;
 mod remember;
 pub mod replay;
+mod reporter;
 mod result;
 pub mod schema;
 mod state;
@@ -32,10 +33,11 @@ use std::time::Instant;
 use base64::Engine as _;
 
 pub use driver::{ClientCall, ClientCalls, ClientModel, ClientReply, Driver, client_model};
-pub use events::{Event, Reporter};
+pub use events::Event;
 pub use image::MAX_MODEL_IMAGE_BYTES;
 pub use offline::OfflinePolicy;
 pub use profile::{ModelScreenshot, ToolProfile, compact::CompactProfile, full::FullProfile};
+pub use reporter::Reporter;
 pub use result::{TaskReason, TaskResult, Tokens};
 pub use virtual_tools::{COMPLETE_TASK, REQUEST_HUMAN_APPROVAL};
 
@@ -50,7 +52,7 @@ use crate::plugin::{self, ServiceEntry, Verdict};
 use crate::safety;
 use image::{SCREENSHOT_MEDIA_TYPE, read_image};
 use metrics::{request_chars, request_images};
-use state::{State, Timing, millis};
+use state::{State, Timing, millis, timed};
 
 /// Turns one run may take unless told otherwise (seed 000 §2.4).
 pub const DEFAULT_MAX_TURNS: u32 = 20;
@@ -172,11 +174,24 @@ impl Agent<'_> {
     async fn run_loop(&mut self, state: &mut State) -> Result<TaskResult, Error> {
         self.reporter.busy("Opening the browser…");
         if self.options.checkpoints {
-            state.guard =
-                Some(NetworkGuard::install(self.browser, &self.guard_rules(state)).await?);
+            let rules = self.guard_rules(state);
+            let installed = timed(
+                &mut state.timing.browser,
+                NetworkGuard::install(self.browser, &rules),
+            )
+            .await?;
+            state.guard = Some(installed);
         }
-        self.browser.navigate(&self.options.start_url).await?;
-        state.snapshot = self.profile.look(self.browser, None).await?;
+        timed(
+            &mut state.timing.browser,
+            self.browser.navigate(&self.options.start_url),
+        )
+        .await?;
+        state.snapshot = timed(
+            &mut state.timing.browser,
+            self.profile.look(self.browser, None),
+        )
+        .await?;
         self.mask_passwords(state).await;
         if let Some(ended) = self.watch_auth(state).await? {
             return Ok(ended);
@@ -211,7 +226,9 @@ impl Agent<'_> {
                 );
             }
             state.turn += 1;
-            state.timing = Timing::default();
+            // The clocks run for the whole run; a turn's share is the
+            // difference from here.
+            let turn_timing = state.timing;
             let turn_started = Instant::now();
             let request = Request {
                 system: system.clone(),
@@ -227,7 +244,7 @@ impl Agent<'_> {
             };
             let repair = self.call_in_text(&mut completion, &tools, state.turn);
             if completion.tool_calls.is_empty() {
-                self.report_timing(state, turn_started);
+                self.report_timing(state, &turn_timing, turn_started);
             }
             let Some(call) = completion.tool_calls.first().cloned() else {
                 no_action += 1;
@@ -263,7 +280,7 @@ impl Agent<'_> {
                 return Ok(self.dry_run(&call, state));
             }
             let outcome = self.step(&call, state).await?;
-            self.report_timing(state, turn_started);
+            self.report_timing(state, &turn_timing, turn_started);
             match outcome {
                 step::Step::Continue { content, is_error } => {
                     if let Driver::Client(client) = &mut self.driver {
@@ -422,9 +439,9 @@ impl Agent<'_> {
         problem
     }
 
-    fn report_timing(&mut self, state: &State, started: Instant) {
+    fn report_timing(&mut self, state: &State, before: &Timing, started: Instant) {
         let total = started.elapsed();
-        let t = state.timing;
+        let t = state.timing.since(before);
         let host = total.saturating_sub(t.model + t.browser + t.human);
         let us = |d: std::time::Duration| u64::try_from(d.as_micros()).unwrap_or(u64::MAX);
         self.reporter.emit(Event::TurnTiming {

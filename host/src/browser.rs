@@ -17,7 +17,7 @@
 //! # async fn run(dirs: &subterminator::paths::Dirs, run_dir: &std::path::Path)
 //! #     -> Result<(), subterminator::browser::BrowserError> {
 //! use subterminator::browser::{Browser, BrowserOptions, UserData};
-//! let opts = BrowserOptions::new(UserData::Persistent(dirs.browser_user_data()), run_dir.join("browser"));
+//! let opts = BrowserOptions::new(UserData::Persistent(dirs.signed_in_profile("netflix")), run_dir.join("browser"));
 //! let browser = Browser::start(opts).await?;
 //! browser.navigate("https://www.netflix.com/account").await?;
 //! let page = browser.snapshot().await?;
@@ -35,6 +35,7 @@ use std::time::Duration;
 use crate::exit::ErrorClass;
 use crate::page;
 
+pub mod attach;
 pub mod client;
 pub mod facts;
 pub mod guard;
@@ -46,6 +47,7 @@ pub mod result;
 pub mod tools;
 pub mod tree;
 
+pub use attach::Attach;
 pub use client::{Browser, ProcessInfo};
 pub use launch::{NodeInfo, detect_executable, preflight_node};
 pub use result::{parse_result, parse_snapshot, strip_ansi};
@@ -132,6 +134,8 @@ pub struct BrowserOptions {
     pub command: Option<Vec<String>>,
     /// Limit for one tool call.
     pub call_timeout: Duration,
+    /// Attach to a browser that already runs instead of launching one.
+    pub attach: Option<Attach>,
 }
 
 impl BrowserOptions {
@@ -144,6 +148,7 @@ impl BrowserOptions {
             output_dir: output_dir.into(),
             command: None,
             call_timeout: CALL_TIMEOUT,
+            attach: None,
         }
     }
 
@@ -296,6 +301,13 @@ pub enum BrowserError {
         present: Vec<String>,
     },
 
+    #[error(
+        "Could not attach to the browser at {endpoint}: {detail}. Check that it runs and listens \
+         there (Chrome: --remote-debugging-port=9222; a grid: its address and token), then run \
+         `subterminator doctor`."
+    )]
+    Attach { endpoint: String, detail: String },
+
     #[error("{context}: {path}: {source}; check the path, its permissions and the free disk space")]
     Io {
         context: &'static str,
@@ -317,6 +329,7 @@ impl BrowserError {
             | BrowserError::ProfileInUse { .. }
             | BrowserError::MissingTools { .. } => ErrorClass::Configuration,
             BrowserError::Connect { .. }
+            | BrowserError::Attach { .. }
             | BrowserError::ConnectionLost { .. }
             | BrowserError::Timeout { .. } => ErrorClass::Connection,
             BrowserError::Tool { .. }

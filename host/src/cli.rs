@@ -1,5 +1,6 @@
 //! The command line: argument parsing and what each command prints.
 
+mod batch;
 pub mod cancel;
 pub mod demo;
 pub mod doctor;
@@ -62,8 +63,14 @@ pub enum Command {
     /// Check Node.js, Playwright MCP, the browser, the profile, the plugins and the keys.
     #[command(after_help = "Examples:\n  \
         subterminator doctor           one line per check, with the fix for each that fails\n  \
-        subterminator doctor --json    the same checks as one JSON object")]
-    Doctor,
+        subterminator doctor --json    the same checks as one JSON object\n  \
+        subterminator doctor --cdp-endpoint http://127.0.0.1:9222   also attach to that browser")]
+    Doctor {
+        /// Also check this running browser can be attached to (the config's
+        /// `[browser] cdp-endpoint` is checked without it).
+        #[arg(long, value_name = "URL")]
+        cdp_endpoint: Option<String>,
+    },
 
     /// Print shell completions.
     #[command(after_help = "Examples:\n  \
@@ -192,7 +199,7 @@ pub async fn run(cli: Cli) -> Result<u8> {
         Command::Demo(args) => demo::run(args, &dirs, json, verbose).await,
         Command::Login(args) => login::run(args, &dirs).await,
         Command::Mcp(args) => mcp::run(args, &dirs).await,
-        Command::Doctor => doctor::run(&dirs, json).await,
+        Command::Doctor { cdp_endpoint } => doctor::run(&dirs, cdp_endpoint, json).await,
         Command::Completions { shell } => {
             use clap::CommandFactory;
             clap_complete::generate(

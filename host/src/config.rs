@@ -119,6 +119,27 @@ pub struct BrowserConfig {
     /// command = ["node", "/opt/playwright-mcp/cli.js"]
     /// ```
     pub command: Option<Vec<String>>,
+
+    /// Attach to a browser that already runs instead of starting one: your
+    /// own Chrome started with `--remote-debugging-port`, or a browser grid
+    /// (Browserless, Selenium Grid 4, Playwright's browser server). Each run
+    /// opens a context of its own there and closes only that.
+    ///
+    /// ```toml
+    /// [browser]
+    /// cdp-endpoint = "ws://grid.internal:3000/chromium"
+    /// ```
+    pub cdp_endpoint: Option<String>,
+
+    /// The environment variable holding one header sent when attaching, as
+    /// `Name: value` (a grid's token). Only its name is written here, so the
+    /// token stays out of the file, the command line and the run record.
+    ///
+    /// ```toml
+    /// [browser]
+    /// cdp-headers-env = "GRID_AUTH_HEADER"   # GRID_AUTH_HEADER="Authorization: Bearer …"
+    /// ```
+    pub cdp_headers_env: Option<String>,
 }
 
 #[derive(Debug, Clone, Default, Deserialize)]

@@ -157,9 +157,10 @@ fn browser_number(error: &BrowserError) -> usize {
         BrowserError::BadArguments { .. } => 12,
         BrowserError::SnapshotValidation { .. } => 13,
         BrowserError::Io { .. } => 14,
+        BrowserError::Attach { .. } => 15,
     }
 }
-const BROWSER_VARIANTS: usize = 15;
+const BROWSER_VARIANTS: usize = 16;
 
 fn plugin_number(error: &PluginError) -> usize {
     match error {
@@ -272,6 +273,10 @@ fn browser_samples() -> Vec<BrowserError> {
             context: "cannot read the screenshot",
             path: "/runs/r1/browser/page.png".into(),
             source: io_source(),
+        },
+        BrowserError::Attach {
+            endpoint: "http://127.0.0.1:9222/".into(),
+            detail: "browserType.connectOverCDP: connect ECONNREFUSED 127.0.0.1:9222".into(),
         },
     ]
 }

@@ -4,6 +4,7 @@
 
 pub mod agent;
 pub mod approval;
+pub mod batch;
 pub mod browser;
 pub mod cli;
 pub mod config;
@@ -17,6 +18,7 @@ pub mod memory;
 pub mod page;
 pub mod paths;
 pub mod plugin;
+pub mod profiles;
 pub mod receipt;
 pub mod record;
 pub mod safety;

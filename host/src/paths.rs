@@ -46,10 +46,22 @@ impl Dirs {
         self.config.join("config.toml")
     }
 
-    /// The browser's persistent user-data folder, where the user's sign-ins
-    /// live. Its name on disk stays `browser-profile`, so existing sign-ins
-    /// are kept.
-    pub fn browser_user_data(&self) -> PathBuf {
+    /// The browser profile one service's sign-ins live in. Each service
+    /// has its own, so that runs of different services can each hold theirs
+    /// at once (a Chromium profile is one browser's at a time). Service ids
+    /// are `a-z`, `0-9` and `-`, checked at plugin load: always one folder.
+    pub fn signed_in_profile(&self, service: &str) -> PathBuf {
+        self.profiles().join(service)
+    }
+
+    /// The folder holding every service's signed-in profile.
+    pub fn profiles(&self) -> PathBuf {
+        self.data.join("profiles")
+    }
+
+    /// The one profile every service shared before each had its own; a
+    /// service's first run copies it (see [`crate::profiles::adopt_shared`]).
+    pub fn shared_profile(&self) -> PathBuf {
         self.data.join("browser-profile")
     }
 

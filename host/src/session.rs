@@ -11,8 +11,8 @@ use crate::agent::{
     TaskResult, ToolProfile,
 };
 use crate::approval::{Approver, Console};
-use crate::browser::{Browser, BrowserOptions, UserData};
-use crate::config::Config;
+use crate::browser::{Attach, Browser, BrowserOptions, UserData};
+use crate::config::{BrowserConfig, Config};
 use crate::error::{Error, Result};
 use crate::llm::{self, LlmSettings, ModelChoice, ProviderEnv};
 use crate::memory::Memory;
@@ -52,9 +52,40 @@ pub struct SessionSpec {
     /// `--replay`: follow the remembered path with no model while it matches.
     pub replay: bool,
     pub browser: Option<PathBuf>,
+    /// `--cdp-endpoint` or `[browser] cdp-endpoint`: a browser that runs
+    /// already, attached to instead of launched.
+    pub attach: Option<Attach>,
     pub isolated: bool,
     pub json: bool,
     pub verbose: bool,
+}
+
+/// The browser to attach to: `--cdp-endpoint`, else the config's, with the
+/// header the config's `cdp-headers-env` names read from the environment.
+pub fn attach(flag: Option<&str>, config: &BrowserConfig) -> Result<Option<Attach>> {
+    let Some(endpoint) = flag.or(config.cdp_endpoint.as_deref()) else {
+        return Ok(None);
+    };
+    let header = match config.cdp_headers_env.as_deref() {
+        None => None,
+        Some(var) => Some(std::env::var(var).map_err(|_| {
+            Error::Configuration(format!(
+                "config: browser.cdp-headers-env names {var}, which is not set; export it as `Name: value` (e.g. \"Authorization: Bearer …\") or remove the setting"
+            ))
+        })?),
+    };
+    Attach::parse(endpoint, header.as_deref())
+        .map(Some)
+        .map_err(|e| {
+            Error::Configuration(format!(
+                "{e} (from {})",
+                if flag.is_some() {
+                    "--cdp-endpoint"
+                } else {
+                    "config: browser.cdp-endpoint"
+                }
+            ))
+        })
 }
 
 /// Chooses who drives: `offline`, or a model by `--model` > `SUBTERMINATOR_MODEL` > config.
@@ -149,7 +180,17 @@ impl Run {
         let record = RunRecord::create(&dirs.runs(), &service.metadata.id)?;
         let run_dir = record.dir().to_path_buf();
         let mut reporter = reporter(record);
-        let options = browser_options(dirs, config, spec, &run_dir);
+        let options = browser_options(dirs, config, service, spec, &run_dir);
+        if !spec.isolated && spec.attach.is_none() {
+            let id = &service.metadata.id;
+            if crate::profiles::adopt_shared(dirs, id)? {
+                reporter.notice(&crate::profiles::adopted_notice(
+                    dirs,
+                    &service.metadata.display_name,
+                    id,
+                ));
+            }
+        }
         reporter.busy("Starting the browser…");
         let browser = Browser::start(options.clone()).await;
         reporter.idle();
@@ -278,11 +319,12 @@ pub struct Finished {
     pub receipt: Option<PathBuf>,
 }
 
-/// How the browser of a run is started: the signed-in profile unless
-/// `--isolated`, headless when asked or when no window can be shown.
+/// How the browser of a run is started: the service's signed-in profile
+/// unless `--isolated` (or attached to a browser that runs), headless when asked or when no window can be shown.
 fn browser_options(
     dirs: &Dirs,
     config: &Config,
+    service: &ServiceEntry,
     spec: &SessionSpec,
     run_dir: &std::path::Path,
 ) -> BrowserOptions {
@@ -290,7 +332,7 @@ fn browser_options(
         if spec.isolated {
             UserData::Isolated
         } else {
-            UserData::Persistent(dirs.browser_user_data())
+            UserData::Persistent(dirs.signed_in_profile(&service.metadata.id))
         },
         run_dir.join("browser"),
     );
@@ -300,6 +342,7 @@ fn browser_options(
         .clone()
         .or_else(|| config.browser.executable.clone());
     options.command = config.browser.command.clone();
+    options.attach = spec.attach.clone();
     options
 }
 
@@ -380,8 +423,10 @@ async fn write_receipt(
     ];
     let pdf = run_dir.join(receipt::RECEIPT_PDF);
     let mut printed = receipt::print_pdf(browser, &html, &pdf).await;
+    // An attached browser is not ours to start a second one beside.
     if let Err(e) = &printed
         && !options.headless
+        && options.attach.is_none()
     {
         tracing::debug!("printing in the run's window failed ({e}); printing headless");
         printed = receipt::print_pdf_headless(options, &html, &pdf, run_dir.join("printer")).await;

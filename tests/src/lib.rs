@@ -10,6 +10,7 @@ pub mod human;
 pub mod mcp_client;
 pub mod model_server;
 pub mod prompt_cache;
+pub mod remote_chromium;
 pub mod scripted;
 pub mod site;
 pub mod sloppy;

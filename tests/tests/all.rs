@@ -4,6 +4,8 @@
 //! library (`tests/src`).
 
 mod suite {
+    mod attach;
+    mod batch;
     mod browser;
     mod cancel_model;
     mod cancel_offline;

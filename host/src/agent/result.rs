@@ -61,7 +61,7 @@ pub struct TaskResult {
 }
 
 impl TaskResult {
-    pub(super) fn new(success: bool, verified: bool, reason: TaskReason, turns: u32) -> Self {
+    pub(crate) fn new(success: bool, verified: bool, reason: TaskReason, turns: u32) -> Self {
         let exit_code = match reason {
             _ if success => EXIT_SUCCESS,
             TaskReason::DryRun => EXIT_SUCCESS,

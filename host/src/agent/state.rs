@@ -23,6 +23,16 @@ pub(super) struct Timing {
 }
 
 impl Timing {
+    /// The time spent since `before` was read off these clocks.
+    pub(super) fn since(&self, before: &Timing) -> Timing {
+        Timing {
+            model: self.model.saturating_sub(before.model),
+            browser: self.browser.saturating_sub(before.browser),
+            safety: self.safety.saturating_sub(before.safety),
+            human: self.human.saturating_sub(before.human),
+        }
+    }
+
     /// The run's `total` wall time, split; the host's share is the rest.
     pub(super) fn split(&self, total: std::time::Duration) -> super::result::TimeSplit {
         let ms = |d: std::time::Duration| u64::try_from(d.as_millis()).unwrap_or(u64::MAX);

@@ -409,12 +409,19 @@ impl Browser {
                 UserData::Persistent(p) => Some(p.as_path()),
                 UserData::Isolated => None,
             };
-            return Err(SendError::Other(classify_error(
-                name,
-                &text,
-                Some(&self.plan.executable),
-                profile,
-            )));
+            let error = classify_error(name, &text, self.plan.executable.as_deref(), profile);
+            // Attached, the browser that "could not start" is the one we
+            // could not reach.
+            return Err(SendError::Other(match (&self.opts.attach, error) {
+                (Some(attach), BrowserError::BrowserLaunch { detail, .. }) => {
+                    BrowserError::Attach {
+                        endpoint: attach.shown(),
+                        // Playwright quotes the endpoint whole, token and all.
+                        detail: attach.redact(&detail),
+                    }
+                }
+                (_, error) => error,
+            }));
         }
         Ok(text)
     }

@@ -225,10 +225,22 @@ pub struct LaunchPlan {
     /// The server's working directory: relative paths in its results resolve
     /// against it.
     pub cwd: PathBuf,
-    pub executable: PathBuf,
-    /// For error messages: the whole command as one string.
+    /// The browser launched; `None` when attaching to one that runs.
+    pub executable: Option<PathBuf>,
+    /// Set in the server's environment (after every `PLAYWRIGHT_MCP_*` of
+    /// ours is removed, so that none of the person's own changes what we
+    /// start): the attach endpoint and its header, kept off the command line.
+    pub env: Vec<(String, String)>,
+    /// For error messages: the whole command as one string, without secrets.
     pub display: String,
 }
+
+/// Playwright MCP reads these as `--cdp-endpoint` and `--cdp-header`.
+pub const CDP_ENDPOINT_ENV: &str = "PLAYWRIGHT_MCP_CDP_ENDPOINT";
+pub const CDP_HEADERS_ENV: &str = "PLAYWRIGHT_MCP_CDP_HEADERS";
+
+/// The prefix of every variable Playwright MCP reads its options from.
+pub const SERVER_ENV_PREFIX: &str = "PLAYWRIGHT_MCP_";
 
 /// The default launcher: `npx -y @playwright/mcp@<pin>`.
 pub fn default_command() -> Vec<String> {
@@ -250,9 +262,10 @@ pub fn default_launcher() -> Vec<String> {
 
 /// Builds the command line. `as_root` adds `--no-sandbox` (Chromium refuses to
 /// sandbox as root); `config` is the file carrying [`QUIET_CHROMIUM_ARGS`].
+/// `executable` is the browser to launch, `None` when `opts` attaches.
 pub fn plan(
     opts: &BrowserOptions,
-    executable: &Path,
+    executable: Option<&Path>,
     config: &Path,
     as_root: bool,
 ) -> Result<LaunchPlan, BrowserError> {
@@ -264,20 +277,41 @@ pub fn plan(
     }
     let program = argv.remove(0);
     let mut args = argv;
-    if opts.headless {
-        args.push("--headless".to_owned());
-    }
-    args.push("--executable-path".to_owned());
-    args.push(executable.display().to_string());
-    if as_root {
-        args.push("--no-sandbox".to_owned());
-    }
-    match &opts.user_data {
-        UserData::Persistent(dir) => {
-            args.push("--user-data-dir".to_owned());
-            args.push(dir.display().to_string());
+    let mut env = Vec::new();
+    let mut attached_to = None;
+    match (&opts.attach, executable) {
+        (Some(attach), _) => {
+            // A context of our own in that browser: see `Attach`. Launch
+            // switches mean nothing to a browser that already runs.
+            args.push("--isolated".to_owned());
+            env.push((CDP_ENDPOINT_ENV.to_owned(), attach.endpoint.clone()));
+            if let Some((name, value)) = &attach.header {
+                env.push((CDP_HEADERS_ENV.to_owned(), format!("{name}: {value}")));
+            }
+            attached_to = Some(attach.shown());
         }
-        UserData::Isolated => args.push("--isolated".to_owned()),
+        (None, Some(executable)) => {
+            if opts.headless {
+                args.push("--headless".to_owned());
+            }
+            args.push("--executable-path".to_owned());
+            args.push(executable.display().to_string());
+            if as_root {
+                args.push("--no-sandbox".to_owned());
+            }
+            match &opts.user_data {
+                UserData::Persistent(dir) => {
+                    args.push("--user-data-dir".to_owned());
+                    args.push(dir.display().to_string());
+                }
+                UserData::Isolated => args.push("--isolated".to_owned()),
+            }
+        }
+        (None, None) => {
+            return Err(BrowserError::NoBrowser {
+                searched: Vec::new(),
+            });
+        }
     }
     args.push("--output-dir".to_owned());
     args.push(opts.output_dir.display().to_string());
@@ -298,15 +332,19 @@ pub fn plan(
     args.push(NAVIGATION_TIMEOUT.as_millis().to_string());
     args.push("--viewport-size".to_owned());
     args.push(format!("{}x{}", VIEWPORT_PX.0, VIEWPORT_PX.1));
-    let display = std::iter::once(program.as_str())
+    let mut display = std::iter::once(program.as_str())
         .chain(args.iter().map(String::as_str))
         .collect::<Vec<_>>()
         .join(" ");
+    if let Some(endpoint) = attached_to {
+        display.push_str(&format!(" (attached to {endpoint})"));
+    }
     Ok(LaunchPlan {
         program,
         args,
         cwd: opts.output_dir.clone(),
-        executable: executable.to_path_buf(),
+        executable: executable.map(Path::to_path_buf),
+        env,
         display,
     })
 }
@@ -346,8 +384,12 @@ pub fn prepare(opts: &BrowserOptions) -> Result<LaunchPlan, BrowserError> {
     if which::which(&program).is_err() {
         return Err(BrowserError::LauncherMissing { command: program });
     }
-    let executable = detect_executable(opts.executable_path.as_deref())?;
-    if let UserData::Persistent(dir) = &opts.user_data {
+    // An attached browser needs no local one, and its profile is not ours.
+    let executable = match &opts.attach {
+        Some(_) => None,
+        None => Some(detect_executable(opts.executable_path.as_deref())?),
+    };
+    if let (None, UserData::Persistent(dir)) = (&opts.attach, &opts.user_data) {
         std::fs::create_dir_all(dir)
             .map_err(|e| BrowserError::io("cannot create the browser profile", dir, e))?;
         check_profile_free(dir)?;
@@ -363,7 +405,7 @@ pub fn prepare(opts: &BrowserOptions) -> Result<LaunchPlan, BrowserError> {
     let text = serde_json::to_string_pretty(&config_json()).unwrap_or_default();
     std::fs::write(&config, text)
         .map_err(|e| BrowserError::io("cannot write the Playwright MCP config", &config, e))?;
-    plan(opts, &executable, &config, running_as_root())
+    plan(opts, executable.as_deref(), &config, running_as_root())
 }
 
 #[cfg(unix)]

@@ -133,7 +133,7 @@ fn argv_for_each_setting() {
     let config = Path::new("/runs/r1/browser/playwright-mcp.json");
     let pinned = format!("@playwright/mcp@{}", crate::browser::PLAYWRIGHT_MCP_VERSION);
 
-    let p = plan(&options(UserData::Isolated, true), exe, config, true).unwrap();
+    let p = plan(&options(UserData::Isolated, true), Some(exe), config, true).unwrap();
     assert_eq!(p.program, "npx");
     assert_eq!(p.args[..2], ["-y".to_owned(), pinned.clone()]);
     assert!(!p.display.contains("@latest"));
@@ -166,7 +166,7 @@ fn argv_for_each_setting() {
     let profile = PathBuf::from("/data/browser-profile");
     let p = plan(
         &options(UserData::Persistent(profile), false),
-        exe,
+        Some(exe),
         config,
         false,
     )
@@ -185,12 +185,68 @@ fn argv_for_each_setting() {
         "--caps".into(),
         "vision".into(),
     ]);
-    let p = plan(&custom, exe, config, false).unwrap();
+    let p = plan(&custom, Some(exe), config, false).unwrap();
     assert_eq!(p.program, "/opt/pw/cli.js");
     assert_eq!(p.args[..2], ["--caps".to_owned(), "vision".to_owned()]);
 
     custom.command = Some(vec![]);
-    assert!(plan(&custom, exe, config, false).is_err());
+    assert!(plan(&custom, Some(exe), config, false).is_err());
+}
+
+#[test]
+fn attaching_keeps_the_endpoint_and_its_token_off_the_command_line() {
+    let config = Path::new("/runs/r1/browser/playwright-mcp.json");
+    let mut opts = options(
+        UserData::Persistent(PathBuf::from("/data/profiles/x")),
+        false,
+    );
+    opts.attach = Some(
+        crate::browser::Attach::parse(
+            "wss://grid.example/chromium?token=Q-SECRET",
+            Some("Authorization: Bearer H-SECRET"),
+        )
+        .unwrap(),
+    );
+    let p = plan(&opts, None, config, true).unwrap();
+    // A context of its own in that browser; no launch switches, no profile.
+    assert!(p.args.iter().any(|a| a == "--isolated"), "{:?}", p.args);
+    for absent in [
+        "--executable-path",
+        "--user-data-dir",
+        "--no-sandbox",
+        "--cdp-endpoint",
+    ] {
+        assert!(
+            !p.args.iter().any(|a| a == absent),
+            "{absent} in {:?}",
+            p.args
+        );
+    }
+    // The safety flags stay.
+    assert!(p.args.iter().any(|a| a == "--block-service-workers"));
+    let everything = format!("{} {:?} {}", p.program, p.args, p.display);
+    assert!(!everything.contains("SECRET"), "{everything}");
+    assert!(
+        p.display
+            .ends_with("(attached to wss://grid.example/chromium)"),
+        "{}",
+        p.display
+    );
+    assert_eq!(
+        p.env,
+        [
+            (
+                CDP_ENDPOINT_ENV.to_owned(),
+                "wss://grid.example/chromium?token=Q-SECRET".to_owned()
+            ),
+            (
+                CDP_HEADERS_ENV.to_owned(),
+                "Authorization: Bearer H-SECRET".to_owned()
+            ),
+        ]
+    );
+    // Without a browser to launch and nothing to attach to, no plan.
+    assert!(plan(&options(UserData::Isolated, true), None, config, false).is_err());
 }
 
 #[test]

@@ -48,6 +48,17 @@ impl ServerProcess {
             .stdin(std::process::Stdio::piped())
             .stdout(std::process::Stdio::piped())
             .stderr(std::process::Stdio::piped());
+        // Only our own settings reach the server: a PLAYWRIGHT_MCP_* left in
+        // the person's environment could attach it elsewhere or undo a flag.
+        for (name, _) in std::env::vars_os() {
+            if name
+                .to_str()
+                .is_some_and(|n| n.starts_with(super::launch::SERVER_ENV_PREFIX))
+            {
+                command.env_remove(name);
+            }
+        }
+        command.envs(plan.env.iter().map(|(k, v)| (k, v)));
         #[cfg(unix)]
         command.process_group(0);
         let mut child = command.spawn().map_err(|e| BrowserError::Connect {

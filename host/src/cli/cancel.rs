@@ -5,6 +5,7 @@ use std::path::PathBuf;
 use clap::Args;
 
 use crate::agent::DEFAULT_MAX_TURNS;
+use crate::batch;
 use crate::config::Config;
 use crate::error::Result;
 use crate::paths::Dirs;
@@ -23,26 +24,38 @@ use crate::session::{self, SessionSpec, ToolsArg};
     subterminator cancel netflix --vision                        also send screenshots (more tokens)\n  \
     subterminator cancel netflix --replay                        last time's path, no model\n  \
     subterminator cancel netflix --browser /usr/bin/chromium     drive this browser\n  \
+    subterminator cancel netflix --cdp-endpoint http://127.0.0.1:9222  your Chrome, started\n  \
+                                                                 with --remote-debugging-port=9222\n  \
+    subterminator cancel netflix spotify hulu --jobs 3           three at once, one prompt queue\n  \
+    subterminator cancel a b --start-url a=http://localhost:8080/ --start-url b=http://[::1]:81/\n  \
     subterminator cancel netflix -v                              show arguments and pages (-vv: logs)\n  \
     subterminator cancel netflix --json                          print the result as one JSON object\n  \
     subterminator cancel netflix --start-url http://localhost:8080/  a local copy of the site\n  \
     subterminator cancel netflix --start-url http://localhost:8080/ --no-checkpoint  tests only\n\n\
-    Exit codes: 0 verified success, 1 failed / not verified / rejected, 2 configuration, 3 connection, 130 Ctrl+C.")]
+    Exit codes: 0 verified success, 1 failed / not verified / rejected, 2 configuration, 3 connection, 130 Ctrl+C;\n\
+    several services: 0 only if every one verified, else the worst of theirs.")]
 pub struct CancelArgs {
-    /// The service to cancel, e.g. netflix (see `subterminator services`).
-    pub service: String,
+    /// The services to cancel, e.g. netflix (see `subterminator services`);
+    /// several run side by side, each in a browser of its own.
+    #[arg(value_name = "SERVICE", required = true, num_args = 1..)]
+    pub services: Vec<String>,
 
     #[command(flatten)]
     pub run: RunArgs,
 
     /// Run the service's plugin against a local copy of its site (for plugin
     /// development and tests); that URL's origin joins the allowed origins.
+    /// With several services, one per service as SERVICE=URL.
     #[arg(long, value_name = "URL")]
-    pub start_url: Option<String>,
+    pub start_url: Vec<String>,
 
     /// Use a throwaway browser profile instead of your signed-in one.
     #[arg(long)]
     pub isolated: bool,
+
+    /// With several services, how many run at once (default 2).
+    #[arg(long, value_name = "N")]
+    pub jobs: Option<usize>,
 }
 
 /// Flags every run takes.
@@ -89,6 +102,11 @@ pub struct RunArgs {
     /// differs, the model (or the plugin's plan, offline) takes over.
     #[arg(long)]
     pub replay: bool,
+
+    /// Attach to a browser that already runs instead of starting one (your
+    /// Chrome with --remote-debugging-port, or a grid); a context of its own.
+    #[arg(long, value_name = "URL")]
+    pub cdp_endpoint: Option<String>,
 }
 
 impl RunArgs {
@@ -119,6 +137,7 @@ impl RunArgs {
             dismiss_interruptions: config.agent.dismiss_interruptions.unwrap_or(true),
             replay: self.replay,
             browser: self.browser.clone(),
+            attach: session::attach(self.cdp_endpoint.as_deref(), &config.browser)?,
             isolated: false,
             json,
             verbose,
@@ -134,12 +153,109 @@ pub async fn run(args: CancelArgs, dirs: &Dirs, json: bool, verbose: bool) -> Re
             "--max-turns must be at least 1; pass a number such as --max-turns 20".into(),
         ));
     }
-    spec.start_url = args.start_url;
     spec.isolated = args.isolated;
+    let start_urls = start_urls(&args.services, &args.start_url)?;
     let registry = crate::plugin::load_registry(dirs).await?;
-    let service = registry.get(&args.service)?;
-    session::start_url(&spec, service)?;
-    session::check_replay(&spec, dirs, service)?;
-    let driver = session::driver(&spec, &config, service)?;
-    session::run(dirs, &config, service, &spec, driver).await
+    if let [id] = args.services.as_slice() {
+        if args.jobs.is_some() {
+            return Err(crate::Error::Configuration(
+                "--jobs is for several services at once; name more than one, or drop --jobs".into(),
+            ));
+        }
+        spec.start_url = start_urls.into_iter().next().flatten();
+        let service = registry.get(id)?;
+        session::start_url(&spec, service)?;
+        session::check_replay(&spec, dirs, service)?;
+        let driver = session::driver(&spec, &config, service)?;
+        return session::run(dirs, &config, service, &spec, driver).await;
+    }
+    let jobs = match args.jobs {
+        None => batch::DEFAULT_JOBS,
+        Some(0) => {
+            return Err(crate::Error::Configuration(
+                "--jobs must be at least 1; pass e.g. --jobs 2".into(),
+            ));
+        }
+        Some(n) if n > batch::MAX_JOBS => {
+            return Err(crate::Error::Configuration(format!(
+                "--jobs {n} is more than {}; each run is a browser of its own",
+                batch::MAX_JOBS
+            )));
+        }
+        Some(n) => n,
+    };
+    let mut planned = Vec::new();
+    for (id, start_url) in args.services.iter().zip(start_urls) {
+        let service = registry.get(id)?;
+        let mut spec = spec.clone();
+        spec.start_url = start_url;
+        session::start_url(&spec, service)?;
+        session::check_replay(&spec, dirs, service)?;
+        // A model that cannot be reached is found out before any browser starts.
+        session::driver(&spec, &config, service)?;
+        planned.push(batch::Job {
+            service: service.clone(),
+            spec,
+        });
+    }
+    batch::check_profiles(&planned)?;
+    super::batch::run(dirs, &config, planned, jobs, json, verbose).await
+}
+
+/// Each service's `--start-url`: one plain URL for one service, or
+/// `SERVICE=URL` per service when several are named.
+fn start_urls(services: &[String], given: &[String]) -> Result<Vec<Option<String>>> {
+    let mut urls: Vec<Option<String>> = vec![None; services.len()];
+    if let ([_], [url]) = (services, given)
+        && !url.contains('=')
+    {
+        urls[0] = Some(url.clone());
+        return Ok(urls);
+    }
+    for entry in given {
+        let Some((id, url)) = entry.split_once('=') else {
+            return Err(crate::Error::Configuration(format!(
+                "--start-url {entry:?}: with several services, say whose it is, e.g. --start-url {}=http://127.0.0.1:8000/",
+                services.first().map_or("netflix", String::as_str)
+            )));
+        };
+        let Some(at) = services.iter().position(|s| s == id) else {
+            return Err(crate::Error::Configuration(format!(
+                "--start-url {entry:?}: {id} is not among the services named ({})",
+                services.join(", ")
+            )));
+        };
+        if urls[at].replace(url.to_owned()).is_some() {
+            return Err(crate::Error::Configuration(format!(
+                "--start-url: {id} has two; give each service one"
+            )));
+        }
+    }
+    Ok(urls)
+}
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used)]
+    use super::*;
+
+    #[test]
+    fn start_urls_by_service() {
+        let s = |v: &[&str]| v.iter().map(|x| (*x).to_owned()).collect::<Vec<_>>();
+        let one = start_urls(&s(&["netflix"]), &s(&["http://h/"])).unwrap();
+        assert_eq!(one, [Some("http://h/".to_owned())]);
+        let named = start_urls(&s(&["netflix"]), &s(&["netflix=http://h/?a=b"])).unwrap();
+        assert_eq!(named, [Some("http://h/?a=b".to_owned())]);
+        let two = start_urls(&s(&["a", "b"]), &s(&["b=http://b/"])).unwrap();
+        assert_eq!(two, [None, Some("http://b/".to_owned())]);
+        let cases: &[(&[&str], &[&str], &str)] = &[
+            (&["a", "b"], &["http://b/"], "say whose it is"),
+            (&["a", "b"], &["c=http://c/"], "not among the services"),
+            (&["a", "b"], &["a=http://1/", "a=http://2/"], "has two"),
+        ];
+        for (services, given, want) in cases {
+            let e = start_urls(&s(services), &s(given)).unwrap_err().to_string();
+            assert!(e.contains(want), "{e}");
+        }
+    }
 }

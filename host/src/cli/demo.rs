@@ -28,6 +28,7 @@ pub const PRACTICE_SERVICE: &str = "practice";
     subterminator demo --dry-run                    show the first action, do nothing\n  \
     subterminator demo --tools full --max-turns 15  Playwright MCP's own tools; 15 turns at most\n  \
     subterminator demo --vision                     also send screenshots (more tokens)\n  \
+    subterminator demo --cdp-endpoint http://127.0.0.1:9222  in a Chrome that already runs\n  \
     subterminator demo --replay                     the path that worked last time, no model\n  \
     subterminator demo --browser /usr/bin/chromium  drive this browser\n  \
     subterminator demo -v                           show arguments and pages (-vv: logs)\n  \

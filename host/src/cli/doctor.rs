@@ -45,11 +45,18 @@ fn fail(name: &'static str, detail: impl Into<String>, fix: impl Into<String>) -
     }
 }
 
-pub async fn run(dirs: &Dirs, json: bool) -> Result<u8> {
+pub async fn run(dirs: &Dirs, cdp_endpoint: Option<String>, json: bool) -> Result<u8> {
     let config = Config::load(&dirs.config_file()).ok().unwrap_or_default();
     let mut checks = vec![node()];
     checks.push(package(&config).await);
-    checks.push(browser_launches(dirs, &config).await);
+    let attaching = cdp_endpoint.is_some() || config.browser.cdp_endpoint.is_some();
+    let mut local = browser_launches(dirs, &config).await;
+    // Runs that attach need no browser here.
+    local.required = !attaching;
+    checks.push(local);
+    if attaching {
+        checks.push(attached(dirs, &config, cdp_endpoint.as_deref()).await);
+    }
     checks.push(profile_dir(dirs));
     checks.push(plugins(dirs).await);
     checks.push(mcp_server().await);
@@ -185,22 +192,92 @@ async fn browser_launches(dirs: &Dirs, config: &Config) -> Check {
     }
 }
 
+/// Attaches as a run would (a context of its own), opens a blank page and
+/// detaches; the browser must still answer afterwards.
+async fn attached(dirs: &Dirs, config: &Config, flag: Option<&str>) -> Check {
+    let name = "Attached browser";
+    let attach = match crate::session::attach(flag, &config.browser) {
+        Ok(Some(attach)) => attach,
+        Ok(None) => return fail(name, "no endpoint", "pass --cdp-endpoint URL"),
+        Err(e) => {
+            return fail(
+                name,
+                e.to_string(),
+                "fix --cdp-endpoint or the config's [browser] cdp-endpoint and cdp-headers-env",
+            );
+        }
+    };
+    let shown = attach.shown();
+    let scratch = dirs.cache.join("doctor-attach");
+    let mut options = BrowserOptions::headless_isolated(&scratch);
+    options.command = config.browser.command.clone();
+    options.attach = Some(attach);
+    let started = std::time::Instant::now();
+    let outcome = match Browser::start(options).await {
+        Ok(browser) => {
+            let opened = browser.navigate("about:blank").await;
+            let _ = browser.shutdown().await;
+            opened.map(|_| ())
+        }
+        Err(e) => Err(e),
+    };
+    let _ = std::fs::remove_dir_all(&scratch);
+    match outcome {
+        Ok(()) => pass(
+            name,
+            format!(
+                "{shown} answers: a context opened and closed in {} ms",
+                started.elapsed().as_millis()
+            ),
+        ),
+        Err(e) => fail(
+            name,
+            e.to_string(),
+            "start the browser with --remote-debugging-port=9222 (or check the grid's address and token), then run doctor again",
+        ),
+    }
+}
+
 fn profile_dir(dirs: &Dirs) -> Check {
-    let name = "Browser profile";
-    let dir = dirs.browser_user_data();
+    let name = "Browser profiles";
+    let dir = dirs.profiles();
     let writable =
         std::fs::create_dir_all(&dir).and_then(|()| tempfile::tempfile_in(&dir).map(|_| ()));
-    match writable {
-        Err(e) => fail(
+    if let Err(e) = writable {
+        return fail(
             name,
             format!("{} is not writable: {e}", dir.display()),
             "fix the folder's permissions or set SUBTERMINATOR_HOME",
-        ),
-        Ok(()) => match browser::launch::check_profile_free(&dir) {
-            Ok(()) => pass(name, format!("{} is writable and free", dir.display())),
-            Err(e) => fail(name, e.to_string(), "close the browser or run that uses it"),
-        },
+        );
     }
+    let mut services: Vec<String> = std::fs::read_dir(&dir)
+        .map(|entries| {
+            entries
+                .filter_map(|e| e.ok())
+                .filter(|e| e.path().is_dir())
+                .filter_map(|e| e.file_name().to_str().map(str::to_owned))
+                .filter(|n| !n.starts_with('.'))
+                .collect()
+        })
+        .unwrap_or_default();
+    services.sort();
+    for service in &services {
+        if let Err(e) = browser::launch::check_profile_free(&dir.join(service)) {
+            return fail(name, e.to_string(), "close the browser or run that uses it");
+        }
+    }
+    let signed_in = if services.is_empty() {
+        "no service signed in yet".to_owned()
+    } else {
+        format!("one each for {}", services.join(", "))
+    };
+    pass(
+        name,
+        format!(
+            "{} is writable, every profile free ({signed_in})",
+            dir.display()
+        ),
+    )
 }
 
 async fn plugins(dirs: &Dirs) -> Check {

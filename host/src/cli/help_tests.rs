@@ -28,6 +28,8 @@ const FLAGS: &[(&str, &[&str], &[&str])] = &[
             "start-url",
             "isolated",
             "replay",
+            "cdp-endpoint",
+            "jobs",
             "json",
             "verbose",
         ],
@@ -51,6 +53,7 @@ const FLAGS: &[(&str, &[&str], &[&str])] = &[
             "list",
             "serve",
             "replay",
+            "cdp-endpoint",
         ],
         // The demo is there to show the checkpoints.
         &["no-checkpoint"],
@@ -66,6 +69,7 @@ const FLAGS: &[(&str, &[&str], &[&str])] = &[
             "isolated",
             "idle-timeout",
             "max-sessions",
+            "cdp-endpoint",
         ],
         // Remote listening is not to be copied from an example; the others
         // are as `cancel` shows them.
@@ -78,7 +82,7 @@ const FLAGS: &[(&str, &[&str], &[&str])] = &[
             "verbose",
         ],
     ),
-    ("doctor", &["json"], &["verbose"]),
+    ("doctor", &["json", "cdp-endpoint"], &["verbose"]),
     ("completions", &[], &["json", "verbose"]),
     ("services", &["json"], &["verbose"]),
     ("services show", &["json"], &["verbose"]),

@@ -1,5 +1,5 @@
-//! `subterminator login <service>`: sign in once, by hand, in the real
-//! browser profile, so that later runs find the session.
+//! `subterminator login <service>`: sign in once, by hand, in that
+//! service's own browser profile, so that later runs find the session.
 
 use std::path::PathBuf;
 
@@ -35,7 +35,15 @@ pub async fn run(args: LoginArgs, dirs: &Dirs) -> Result<u8> {
         ));
     }
     let output = dirs.runs().join("login");
-    let mut options = BrowserOptions::new(UserData::Persistent(dirs.browser_user_data()), output);
+    let id = &service.metadata.id;
+    if crate::profiles::adopt_shared(dirs, id)? {
+        anstream::println!(
+            "{}",
+            crate::profiles::adopted_notice(dirs, &service.metadata.display_name, id)
+        );
+    }
+    let profile = dirs.signed_in_profile(id);
+    let mut options = BrowserOptions::new(UserData::Persistent(profile), output);
     options.executable_path = args.browser.or_else(|| config.browser.executable.clone());
     options.command = config.browser.command.clone();
     let browser = Browser::start(options).await?;

@@ -12,7 +12,7 @@ use crate::config::Config;
 use crate::error::{Error, Result};
 use crate::mcp::{self, McpServer, ServeOptions, Sessions};
 use crate::paths::Dirs;
-use crate::session::{SessionSpec, ToolsArg, interrupted};
+use crate::session::{self, SessionSpec, ToolsArg, interrupted};
 
 #[derive(Debug, Args)]
 #[command(after_help = "Examples:\n  \
@@ -21,7 +21,8 @@ use crate::session::{SessionSpec, ToolsArg, interrupted};
     subterminator mcp --http 127.0.0.1:8765             streamable HTTP; prints a token once\n  \
     subterminator mcp --http 127.0.0.1:8765 --token-file ~/.mcp-token\n  \
     subterminator mcp --isolated --idle-timeout 600     throwaway profiles; idle ones close in 10 min\n  \
-    subterminator mcp --headless --max-sessions 2       no windows; at most two browsers at once\n\n\
+    subterminator mcp --headless --max-sessions 2       no windows; at most two browsers at once\n  \
+    subterminator mcp --cdp-endpoint ws://grid:3000/chromium  every session a context on a grid\n\n\
     Claude Code: claude mcp add subterminator -- subterminator mcp")]
 pub struct McpArgs {
     /// Serve streamable HTTP at this address instead of stdio (loopback only
@@ -56,6 +57,11 @@ pub struct McpArgs {
     /// Give sessions a throwaway profile unless a call asks for the signed-in one.
     #[arg(long)]
     pub isolated: bool,
+
+    /// Attach every session to this running browser (a context each)
+    /// instead of starting one: http://127.0.0.1:9222 or a grid's ws:// address.
+    #[arg(long, value_name = "URL")]
+    pub cdp_endpoint: Option<String>,
 
     /// Close sessions idle this many seconds (default 3600).
     #[arg(long, value_name = "SECONDS")]
@@ -97,8 +103,9 @@ impl McpArgs {
         })
     }
 
-    fn spec(&self, config: &Config) -> SessionSpec {
-        SessionSpec {
+    fn spec(&self, config: &Config) -> Result<SessionSpec> {
+        let attach = session::attach(self.cdp_endpoint.as_deref(), &config.browser)?;
+        Ok(SessionSpec {
             model: self.model.clone(),
             base_url: self.base_url.clone(),
             max_turns: self
@@ -118,17 +125,18 @@ impl McpArgs {
             dismiss_interruptions: config.agent.dismiss_interruptions.unwrap_or(true),
             replay: false,
             browser: self.browser.clone(),
+            attach,
             isolated: self.isolated,
             json: true,
             verbose: false,
-        }
+        })
     }
 }
 
 pub async fn run(args: McpArgs, dirs: &Dirs) -> Result<u8> {
     let config = Config::load(&dirs.config_file())?;
     let options = args.options(&config)?;
-    let spec = args.spec(&config);
+    let spec = args.spec(&config)?;
     let sessions = Sessions::new(dirs.clone(), config, spec, options);
     let reaper = sessions.spawn_reaper();
     let served = match args.http {

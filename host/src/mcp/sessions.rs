@@ -1,7 +1,7 @@
 //! The server's sessions (seed 004's BrowserManager): one browser per MCP
 //! connection and `session_id`, started by the first call that needs it,
 //! capped in number, closed when idle, and all shut down on exit. Profiles
-//! are throwaway, except the signed-in one, which one session at a time
+//! are throwaway, except a service's signed-in one, which one session at a time
 //! may hold.
 
 use std::collections::BTreeMap;
@@ -24,8 +24,8 @@ pub enum OpenError {
     )]
     TooMany { open: usize },
 
-    #[error("the signed-in browser profile is in use by session \"{holder}\"")]
-    ProfileBusy { holder: String },
+    #[error("{service}'s signed-in browser profile is in use by session \"{holder}\"")]
+    ProfileBusy { holder: String, service: String },
 
     #[error("session \"{session}\" is already running a cancellation of {service}")]
     Busy { session: String, service: String },
@@ -39,7 +39,7 @@ impl OpenError {
     pub fn remediation(&self) -> String {
         match self {
             OpenError::TooMany { .. } => "Close one with browser_close, or wait: sessions idle for the server's idle timeout are closed.".into(),
-            OpenError::ProfileBusy { holder } => format!(
+            OpenError::ProfileBusy { holder, .. } => format!(
                 "Close session \"{holder}\" with browser_close first, or pass isolated: true for a throwaway profile (signed out)."
             ),
             OpenError::Busy { .. } => {
@@ -140,7 +140,8 @@ impl Sessions {
     pub async fn open(&self, launch: Launch) -> std::result::Result<Arc<Slot>, OpenError> {
         let _opening = self.inner.opening.lock().await;
         let key = launch.key.clone();
-        let persistent = !launch.spec.isolated;
+        let persistent = !launch.spec.isolated && launch.spec.attach.is_none();
+        let service = launch.service.metadata.id.clone();
         {
             let mut slots = self
                 .inner
@@ -157,9 +158,15 @@ impl Sessions {
             if slots.len() >= self.inner.options.max_sessions {
                 return Err(OpenError::TooMany { open: slots.len() });
             }
-            if persistent && let Some(holder) = slots.values().find(|s| s.persistent) {
+            // Each service has a signed-in profile of its own.
+            if persistent
+                && let Some(holder) = slots
+                    .values()
+                    .find(|s| s.persistent && s.service_id == service)
+            {
                 return Err(OpenError::ProfileBusy {
                     holder: holder.key.session.clone(),
+                    service,
                 });
             }
         }

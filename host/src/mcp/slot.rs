@@ -43,7 +43,7 @@ pub struct Slot {
     pub key: SlotKey,
     pub service_id: String,
     pub driving: Driving,
-    /// Whether it holds the signed-in profile.
+    /// Whether it holds its service's signed-in profile.
     pub persistent: bool,
     pub browser: Arc<Browser>,
     pub run_dir: PathBuf,
@@ -115,7 +115,7 @@ impl Slot {
         let (stop, stopped) = watch::channel(false);
         let (finished, done) = watch::channel(None);
         let service_id = service.metadata.id.clone();
-        let persistent = !spec.isolated;
+        let persistent = !spec.isolated && spec.attach.is_none();
         let task = tokio::spawn(drive(
             run,
             service,

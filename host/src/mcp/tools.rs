@@ -62,7 +62,7 @@ fn start_url() -> Value {
 fn isolated() -> Value {
     json!({
         "type": "boolean",
-        "description": "true: a throwaway browser profile (signed out). false: the person's signed-in profile, which one session at a time may hold."
+        "description": "true: a throwaway browser profile (signed out). false: the person's signed-in profile for this service, which one session at a time may hold."
     })
 }
 
