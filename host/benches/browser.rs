@@ -160,7 +160,7 @@ async fn bench_sessions() {
     report("first navigate (launches Chromium)", first_nav);
     report("navigate (warm, local page)", nav);
     report("snapshot (warm)", snapshot);
-    report("click by ref (navigates; incl. 500 ms settle)", click);
+    report("click by ref (navigates; incl. the server's settle)", click);
     report("shutdown (browser_close + SIGTERM)", shutdown);
 }
 

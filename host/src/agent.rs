@@ -198,10 +198,8 @@ impl Agent<'_> {
         }
         let dismissed = self.clear_interruptions(state).await?;
         let page = self.profile.observe(&state.snapshot);
-        let mut first = format!(
-            "Goal: {}\n\nCurrent page:\n{page}",
-            self.service.metadata.goal
-        );
+        // The goal is in the system prompt; this message is the page.
+        let mut first = format!("Current page:\n{page}");
         for note in dismissed {
             first.push_str(&format!("\n{note}"));
         }

@@ -71,6 +71,15 @@ pub const CALL_TIMEOUT: Duration = Duration::from_secs(45);
 /// Passed to the server as `--timeout-navigation`.
 pub const NAVIGATION_TIMEOUT: Duration = Duration::from_secs(30);
 
+/// Passed to the server as `--timeout-settle`: after every action Playwright
+/// MCP waits this long for the work the action started (a form's post, a
+/// script's fetch or navigation), then for those requests to finish, then
+/// this long again if there were any. Its default, 500 ms, is most of a
+/// click on a local page; a click's own requests start within a few
+/// milliseconds, and the guard stops a commit whenever it comes, so a
+/// shorter wait loses nothing but a late page the next look sees anyway.
+pub const SETTLE_TIME: Duration = Duration::from_millis(200);
+
 /// The page's size in CSS pixels, width by height, passed to the server as
 /// `--viewport-size`: set, it is known without asking the page, which
 /// spares the first look a script call and the server's settle time after

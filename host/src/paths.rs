@@ -60,7 +60,7 @@ impl Dirs {
     }
 
     /// The one profile every service shared before each had its own; a
-    /// service's first run copies it (see [`crate::profiles::adopt_shared`]).
+    /// service's first run copies it (the `profiles` module).
     pub fn shared_profile(&self) -> PathBuf {
         self.data.join("browser-profile")
     }

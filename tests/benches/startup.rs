@@ -48,6 +48,8 @@ struct Measured {
     requests: usize,
     chars: usize,
     tokens: usize,
+    /// System prompt and tool schemas of one request.
+    fixed: usize,
     cached: u64,
     turns: u64,
     peak_kib: u64,
@@ -89,6 +91,15 @@ async fn once(home: &Path, url: &str, service: &str, tools: &str, handler: Handl
     };
     assert!(status.success(), "{service} {tools}: {status}");
     let requests = model.requests();
+    if let Ok(dir) = std::env::var("DUMP_REQUESTS") {
+        for (i, r) in requests.iter().enumerate() {
+            std::fs::write(
+                format!("{dir}/{service}-{tools}-{i}.json"),
+                r.body.to_string(),
+            )
+            .unwrap();
+        }
+    }
     let result = e2e::last_result(home).unwrap();
     let first_ms = first
         .lock()
@@ -106,6 +117,10 @@ async fn once(home: &Path, url: &str, service: &str, tools: &str, handler: Handl
                     + count(&r.body["messages"].to_string())
             })
             .sum(),
+        fixed: requests
+            .first()
+            .map(|r| count(&r.system().unwrap_or_default()) + count(&r.body["tools"].to_string()))
+            .unwrap_or_default(),
         cached: result["usage"]["cached"].as_u64().unwrap_or_default(),
         turns: result["turns"].as_u64().unwrap_or_default(),
         peak_kib: peak,
@@ -135,12 +150,13 @@ async fn flow(name: &str, service: &str, variant: Option<&str>, tools: &str, han
     }
     let pick = |f: fn(&Measured) -> u64| median(all.iter().map(f).collect::<Vec<_>>());
     println!(
-        "| {name} | {tools} | {} ms | {} | {} | {} | {} | {} | {:.1} MiB |",
+        "| {name} | {tools} | {} ms | {} | {} | {} | {} | {} | {} | {:.1} MiB |",
         pick(|m| m.first_ms),
         pick(|m| m.requests as u64),
         pick(|m| m.turns),
         pick(|m| m.chars as u64),
         pick(|m| m.tokens as u64),
+        pick(|m| m.fixed as u64),
         pick(|m| m.cached),
         pick(|m| m.peak_kib) as f64 / 1024.0,
     );
@@ -149,9 +165,9 @@ async fn flow(name: &str, service: &str, variant: Option<&str>, tools: &str, han
 #[tokio::main]
 async fn main() {
     println!(
-        "| flow | profile | start → first model request | requests | turns | request chars | input tokens (o200k) | cached (as reported) | peak RSS, ours |"
+        "| flow | profile | start → first model request | requests | turns | request chars | input tokens (o200k) | of one request: system + tools | cached (as reported) | peak RSS, ours |"
     );
-    println!("|---|---|---|---|---|---|---|---|---|");
+    println!("|---|---|---|---|---|---|---|---|---|---|");
     for tools in ["compact", "full"] {
         flow(
             "practice site (Netflix plugin)",
@@ -167,6 +183,16 @@ async fn main() {
         "Spotify with banner, promotion, chat",
         "spotify",
         Some("interruptions"),
+        "compact",
+        Arc::clone(&script),
+    )
+    .await;
+    // The long way, like the prototype's pages: the cancel button and a
+    // survey below the fold, two offers; ideally 7 actions + complete_task.
+    flow(
+        "Spotify, the long way (7 actions)",
+        "spotify",
+        Some("long"),
         "compact",
         script,
     )

@@ -25,6 +25,7 @@ use axum::http::{HeaderMap, StatusCode};
 use axum::response::{IntoResponse, Response};
 use axum::routing::post;
 use serde_json::{Value, json};
+use subterminator::agent::history::PAGE_NOW;
 use subterminator::llm::NOT_EXECUTED;
 use tokio::task::JoinHandle;
 
@@ -595,16 +596,38 @@ impl RecordedRequest {
             })
     }
 
-    /// Whichever came last: a tool result or a user text (filled-in results
-    /// for calls that were not run skipped, as above).
-    pub fn latest_input(&self) -> Option<String> {
+    /// Every user text, in order.
+    pub fn user_texts(&self) -> Vec<String> {
         self.user_side_items()
             .into_iter()
-            .rev()
-            .find_map(|item| match item {
-                UserSide::ToolResult(text) if text == NOT_EXECUTED => None,
-                UserSide::Text(text) | UserSide::ToolResult(text) => Some(text),
+            .filter_map(|item| match item {
+                UserSide::Text(text) => Some(text),
+                UserSide::ToolResult(_) => None,
             })
+            .collect()
+    }
+
+    /// Whichever came last: a tool result or a user text (filled-in results
+    /// for calls that were not run skipped, as above). When the page is
+    /// sent apart, after the result or text it follows, both: what the
+    /// action did (or what the host said), then the page now.
+    pub fn latest_input(&self) -> Option<String> {
+        let mut meaningful =
+            self.user_side_items()
+                .into_iter()
+                .rev()
+                .filter_map(|item| match item {
+                    UserSide::ToolResult(text) if text == NOT_EXECUTED => None,
+                    UserSide::Text(text) | UserSide::ToolResult(text) => Some(text),
+                });
+        let last = meaningful.next()?;
+        if !last.starts_with(PAGE_NOW) {
+            return Some(last);
+        }
+        Some(match meaningful.next() {
+            Some(before) => format!("{before}\n\n{last}"),
+            None => last,
+        })
     }
 
     /// Every tool result's `(call id, content)`, in order.

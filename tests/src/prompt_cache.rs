@@ -4,7 +4,9 @@
 //! - Anthropic caches at `cache_control` breakpoints: a request reads the
 //!   longest prefix, ending at a block boundary, that an earlier request
 //!   wrote at one of its breakpoints, and writes everything after that up to
-//!   its own last breakpoint. Prefixes under 1,024 tokens are not cached.
+//!   its own last breakpoint. The marks themselves are not content: a prefix
+//!   is the same whichever of its blocks carried one. Prefixes under 1,024
+//!   tokens are not cached.
 //! - OpenAI caches by itself: the longest prefix shared with an earlier
 //!   request, in 128-token steps from 1,024 tokens.
 //!
@@ -55,7 +57,13 @@ impl PromptCache {
         let mut prefix = Vec::with_capacity(blocks.len());
         let mut total = 0;
         for block in &blocks {
-            let text = block.to_string();
+            // The mark says where to cache; it is not part of what is cached
+            // (a breakpoint moves to the newest block every turn).
+            let mut bare = (*block).clone();
+            if let Some(fields) = bare.as_object_mut() {
+                fields.remove("cache_control");
+            }
+            let text = bare.to_string();
             text.hash(&mut hasher);
             total += tokens(&text);
             prefix.push((hasher.finish(), total, block.get("cache_control").is_some()));

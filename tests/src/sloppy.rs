@@ -41,7 +41,7 @@ pub fn sloppy(request: &RecordedRequest) -> Reply {
         return Reply::text("I am not sure what to do here.");
     };
     let repairing = request
-        .latest_user_text()
+        .latest_input()
         .is_some_and(|t| t.contains(REPAIR_PROMPT));
     if repairing {
         return Reply::text(&json!({"name": name, "arguments": arguments}).to_string());

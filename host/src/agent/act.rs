@@ -6,7 +6,6 @@ use std::time::Instant;
 
 use serde_json::Value;
 
-use super::execute::Proposed;
 use super::gather::Gathered;
 use super::profile::{BrowserAction, Refusal, describe};
 use super::state::State;
@@ -213,6 +212,14 @@ fn dialog_refusal(runs: &str, action: &BrowserAction, state: &State) -> Option<R
         )),
         _ => None,
     }
+}
+
+/// The model's call as it came, and the Playwright tool it runs.
+#[derive(Debug, Clone, Copy)]
+pub(super) struct Proposed<'a> {
+    pub(super) tool: &'a str,
+    pub(super) args: &'a serde_json::Value,
+    pub(super) runs: &'a str,
 }
 
 /// The action's arguments in words, for the approval prompt.

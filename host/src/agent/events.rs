@@ -1,5 +1,5 @@
 //! One stream of events per run. The same events become the human's lines on
-//! stdout ([`super::reporter`]) and the JSONL run record, so the two never
+//! stdout (the reporter's) and the JSONL run record, so the two never
 //! disagree.
 
 use serde::Serialize;

@@ -5,7 +5,7 @@
 
 use std::time::Instant;
 
-use super::act::details;
+use super::act::{Proposed, details};
 use super::gather::Gathered;
 use super::profile::{BrowserAction, Outcome, Refusal, describe};
 use super::state::{OpenDialog, State, millis, timed};
@@ -18,14 +18,6 @@ use crate::error::Error;
 use crate::exit::ErrorClass;
 use crate::page::origin_of;
 use crate::safety::RefusalCode;
-
-/// The model's call as it came, and the Playwright tool it runs.
-#[derive(Debug, Clone, Copy)]
-pub(super) struct Proposed<'a> {
-    pub(super) tool: &'a str,
-    pub(super) args: &'a serde_json::Value,
-    pub(super) runs: &'a str,
-}
 
 impl Agent<'_> {
     pub(super) async fn execute(

@@ -71,19 +71,41 @@ pub fn for_request(history: &[Message], profile: &dyn ToolProfile) -> Vec<Messag
     goal
 }
 
+/// What comes before the latest page when it is sent apart.
+pub const PAGE_NOW: &str = "Page now:";
+
 /// `history` as it is sent before any truncation, in one pass and one copy:
-/// images but the latest dropped, and every snapshot but the latest shrunk
-/// by the profile.
+/// images but the latest dropped, and every snapshot shrunk by the profile.
+/// A profile that sends the page apart gets the latest snapshot once more,
+/// whole, as the last message: everything before it is then the same from
+/// one turn to the next, which is what a prompt cache reads back.
 fn latest_in_full(history: &[Message], profile: &dyn ToolProfile) -> Vec<Message> {
     let latest_image = history
         .iter()
         .rposition(|m| matches!(m, Message::Image { .. }));
-    let shrunk: Vec<Option<String>> = history
+    let apart: Vec<Option<(String, String)>> = history
         .iter()
-        .map(|m| text_of(m).and_then(|t| profile.superseded(t)))
+        .map(|m| text_of(m).and_then(|t| profile.page_apart(t)))
         .collect();
-    let latest_snapshot = shrunk.iter().rposition(Option::is_some);
-    history
+    let page_now = apart
+        .iter()
+        .rev()
+        .find_map(|a| a.as_ref().map(|(_, page)| page.clone()));
+    let shrunk: Vec<Option<String>> = if page_now.is_some() {
+        apart.into_iter().map(|a| a.map(|(stub, _)| stub)).collect()
+    } else {
+        history
+            .iter()
+            .map(|m| text_of(m).and_then(|t| profile.superseded(t)))
+            .collect()
+    };
+    // Sent apart, the latest is shrunk too; otherwise it stays whole.
+    let latest_snapshot = if page_now.is_some() {
+        Some(history.len())
+    } else {
+        shrunk.iter().rposition(Option::is_some)
+    };
+    let mut messages: Vec<Message> = history
         .iter()
         .zip(shrunk)
         .enumerate()
@@ -105,7 +127,11 @@ fn latest_in_full(history: &[Message], profile: &dyn ToolProfile) -> Vec<Message
                 _ => message.clone(),
             }
         })
-        .collect()
+        .collect();
+    if let Some(page) = page_now {
+        messages.push(Message::User(format!("{PAGE_NOW}\n{page}")));
+    }
+    messages
 }
 
 fn text_of(message: &Message) -> Option<&str> {

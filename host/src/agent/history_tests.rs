@@ -55,17 +55,32 @@ fn conversation(turns: usize, bytes: usize) -> Vec<Message> {
 }
 
 #[test]
-fn only_the_latest_snapshot_is_sent_whole() {
+fn only_the_latest_snapshot_is_sent_whole_and_last() {
     let history = conversation(3, 500);
     let sent = for_request(&history, &CompactProfile::new(false));
-    assert_eq!(sent.len(), history.len());
+    assert_eq!(sent.len(), history.len() + 1);
     let texts: Vec<&str> = sent.iter().filter_map(text_of).collect();
     assert!(texts[0].starts_with("Goal: cancel"));
+    // Every message where it was, its snapshot a stub, the last one too.
     for old in &texts[..texts.len() - 1] {
         assert!(old.contains(SUPERSEDED), "{old}");
         assert!(old.len() < 300, "{old}");
     }
-    assert_eq!(texts[texts.len() - 1], ok(3, 500));
+    // Then the latest page, whole, on its own.
+    assert_eq!(
+        texts[texts.len() - 1],
+        format!("{PAGE_NOW}\n{}", snapshot(3, 500))
+    );
+}
+
+#[test]
+fn what_was_sent_is_sent_again_unchanged() {
+    // A provider's cache reads back the longest prefix it saw: all but the
+    // page must be byte for byte what the turn before sent.
+    let profile = CompactProfile::new(false);
+    let before = for_request(&conversation(3, 500), &profile);
+    let after = for_request(&conversation(4, 500), &profile);
+    assert_eq!(before[..before.len() - 1], after[..before.len() - 1]);
 }
 
 #[test]
@@ -132,7 +147,11 @@ fn compact_histories_stay_small_for_long_runs() {
     assert!(tokens(&sent) <= HISTORY_TOKEN_BUDGET, "{}", tokens(&sent));
     let short = conversation(5, 5_000);
     let sent = for_request(&short, &CompactProfile::new(false));
-    assert_eq!(sent.len(), short.len(), "nothing dropped under the budget");
+    assert_eq!(
+        sent.len(),
+        short.len() + 1,
+        "nothing dropped under the budget"
+    );
 }
 
 #[test]
@@ -228,8 +247,10 @@ fn only_the_latest_image_is_sent() {
     }
     let sent = for_request(&history, &CompactProfile::new(true));
     assert_eq!(images_in(&sent), ["shot3"]);
-    assert!(matches!(sent.last(), Some(Message::Image { .. })));
-    assert_eq!(sent.len(), history.len() - 3);
+    // The picture, then the page it shows.
+    assert!(matches!(sent[sent.len() - 2], Message::Image { .. }));
+    assert!(matches!(&sent[sent.len() - 1], Message::User(t) if t.starts_with(PAGE_NOW)));
+    assert_eq!(sent.len(), history.len() - 3 + 1);
     // A refused call takes no new picture: the latest one stays.
     history.push(call(4, "browser_click", json!({"ref": "@e99"})));
     history.push(result(4, ok(3, 100), true));

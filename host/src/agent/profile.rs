@@ -124,6 +124,15 @@ pub trait ToolProfile: Send + Sync {
         None
     }
 
+    /// The latest page, sent apart: `content` with its snapshot shrunk as
+    /// [`ToolProfile::superseded`] would, and the snapshot itself. The
+    /// history then never changes once sent (a provider's prompt cache
+    /// reads it again on every turn) and the page comes last. `None` keeps
+    /// the page where it is (seed 000's behaviour).
+    fn page_apart(&self, _content: &str) -> Option<(String, String)> {
+        None
+    }
+
     /// The picture of the page the latest [`ToolProfile::look`] took for
     /// the model, once: a second call gives `None` until the next look.
     /// Only profiles that picture the page (compact under `--vision`) have

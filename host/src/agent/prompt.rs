@@ -6,29 +6,50 @@ use crate::plugin::{Metadata, PlanStep};
 /// The system prompt for one service.
 pub(super) fn system_prompt(m: &Metadata, plan: &[PlanStep]) -> String {
     let mut prompt = format!(
-        "You are controlling a web browser to accomplish a task.\n\n\
-         IMPORTANT RULES:\n\
-         1. Element refs are only valid for the latest page snapshot. After any action, you get a fresh page with new refs.\n\
-         2. Call one tool at a time. Wait for the result before deciding what to do next.\n\
-         3. Always check the page carefully before acting.\n\
-         4. Call complete_task when done or when you determine the goal cannot be achieved.\n\
-         5. Stay on {}'s own pages. A human approves irreversible steps; if a step is refused, follow the human's feedback.\n\n\
-         CURRENT GOAL: {}\n",
+        "You drive a web browser for a person. Each action answers with the new page; its refs \
+         (@eN) replace all earlier ones. Controls marked offscreen can be clicked directly. One \
+         tool call at a time; stay on {}'s own pages. A human approves irreversible steps: if one \
+         is refused, follow their words. Call complete_task when the goal is reached or cannot be.\n\n\
+         GOAL: {}\n",
         m.display_name, m.goal
     );
     if !m.system_prompt_addition.is_empty() {
         prompt.push_str(&format!("\n{}\n", m.system_prompt_addition));
     }
     if !plan.is_empty() {
-        prompt.push_str("\nThe usual steps (hints, not a script; trust the page):\n");
+        // The steps alone: the page shows when one is done, and every word
+        // here is resent each turn.
+        prompt.push_str("\nUsual steps (hints; trust the page):\n");
         for (i, step) in plan.iter().enumerate() {
-            prompt.push_str(&format!(
-                "{}. {} (done when: {})\n",
-                i + 1,
-                step.description,
-                step.done_when
-            ));
+            prompt.push_str(&format!("{}. {}\n", i + 1, step.description));
         }
     }
     prompt
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// What the tools no longer repeat each turn is said here, once.
+    #[test]
+    fn the_prompt_says_once_what_every_tool_would_repeat() {
+        let m = Metadata {
+            display_name: "Netflix".into(),
+            goal: "Cancel the Netflix subscription.".into(),
+            ..Metadata::default()
+        };
+        let prompt = system_prompt(&m, &[]);
+        for said in [
+            "replace all earlier ones",
+            "offscreen can be clicked directly",
+            "One tool call at a time",
+            "stay on Netflix's own pages",
+            "A human approves irreversible steps",
+            "complete_task",
+            "GOAL: Cancel the Netflix subscription.",
+        ] {
+            assert!(prompt.contains(said), "{said}: {prompt}");
+        }
+    }
 }

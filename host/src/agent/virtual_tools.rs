@@ -12,29 +12,25 @@ pub fn specs() -> Vec<ToolSpec> {
     vec![
         ToolSpec {
             name: COMPLETE_TASK.into(),
-            description: "Signal that the task is complete. You MUST call this when the goal is achieved or \
-                          when you determine it cannot be achieved. A claimed success is checked against the \
-                          page; if the page does not prove it, you are told so and the task goes on."
-                .into(),
+            description:
+                "Call when the goal is reached or cannot be; success is checked on the page.".into(),
             input_schema: json!({
                 "type": "object",
                 "properties": {
-                    "status": {"type": "string", "enum": ["success", "failed"], "description": "Whether the goal was achieved"},
-                    "reason": {"type": "string", "description": "Explanation of the outcome"}
+                    "status": {"type": "string", "enum": ["success", "failed"]},
+                    "reason": {"type": "string"}
                 },
                 "required": ["status", "reason"]
             }),
         },
         ToolSpec {
             name: REQUEST_HUMAN_APPROVAL.into(),
-            description: "Pause and ask the human to approve something before you proceed. The host also asks \
-                          on its own before irreversible steps."
-                .into(),
+            description: "Ask the human to approve something first.".into(),
             input_schema: json!({
                 "type": "object",
                 "properties": {
-                    "action": {"type": "string", "description": "What action requires approval"},
-                    "reason": {"type": "string", "description": "Why approval is needed"}
+                    "action": {"type": "string"},
+                    "reason": {"type": "string"}
                 },
                 "required": ["action", "reason"]
             }),

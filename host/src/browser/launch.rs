@@ -7,7 +7,8 @@ use std::time::{Duration, Instant};
 
 use super::{
     BROWSER_ENV, BrowserError, BrowserOptions, MIN_NODE_MAJOR, NAVIGATION_TIMEOUT,
-    NODE_PROBE_TIMEOUT, PLAYWRIGHT_MCP_PACKAGE, PLAYWRIGHT_MCP_VERSION, UserData, VIEWPORT_PX,
+    NODE_PROBE_TIMEOUT, PLAYWRIGHT_MCP_PACKAGE, PLAYWRIGHT_MCP_VERSION, SETTLE_TIME, UserData,
+    VIEWPORT_PX,
 };
 
 /// The Node.js that will run the server.
@@ -330,6 +331,8 @@ pub fn plan(
     args.push("--block-service-workers".to_owned());
     args.push("--timeout-navigation".to_owned());
     args.push(NAVIGATION_TIMEOUT.as_millis().to_string());
+    args.push("--timeout-settle".to_owned());
+    args.push(SETTLE_TIME.as_millis().to_string());
     args.push("--viewport-size".to_owned());
     args.push(format!("{}x{}", VIEWPORT_PX.0, VIEWPORT_PX.1));
     let mut display = std::iter::once(program.as_str())

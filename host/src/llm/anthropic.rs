@@ -66,8 +66,11 @@ pub fn request_body(model: &str, request: &Request) -> Result<Value, LlmError> {
     body.insert("max_tokens".into(), json!(request.max_tokens));
     // Three of the four cache breakpoints the API allows: the tools, the
     // system prompt (together the static prefix, byte-identical across
-    // turns and runs), and the conversation so far, so that each turn reads
-    // the last one's prefix from the cache instead of paying for it again.
+    // turns and runs), and the conversation up to its newest tool result,
+    // so that each turn reads the last one's prefix from the cache instead
+    // of paying for it again. What follows that result (the page as it is
+    // now, sent apart by the compact profile) changes every turn: a
+    // breakpoint after it would write a prefix no later turn reads.
     if !request.system.trim().is_empty() {
         body.insert(
             "system".into(),
@@ -76,9 +79,11 @@ pub fn request_body(model: &str, request: &Request) -> Result<Value, LlmError> {
     }
     let mut messages = format_messages(request);
     if let Some(block) = messages
-        .last_mut()
-        .and_then(|m| m["content"].as_array_mut())
-        .and_then(|blocks| blocks.last_mut())
+        .iter_mut()
+        .rev()
+        .filter_map(|m| m["content"].as_array_mut())
+        .flat_map(|blocks| blocks.iter_mut().rev())
+        .find(|block| block["type"] == "tool_result")
     {
         block["cache_control"] = json!(EPHEMERAL);
     }
@@ -279,8 +284,9 @@ mod tests {
                 "model": "claude-opus-4-6",
                 "max_tokens": 1024,
                 "system": [{"type": "text", "text": "be careful", "cache_control": {"type": "ephemeral"}}],
+                // No tool result yet: nothing of the conversation is cached.
                 "messages": [{"role": "user", "content": [
-                    {"type": "text", "text": "goal", "cache_control": {"type": "ephemeral"}},
+                    {"type": "text", "text": "goal"},
                 ]}],
                 "tools": [{
                     "name": "browser_click",
@@ -342,6 +348,25 @@ mod tests {
                     {"type": "tool_result", "tool_use_id": "c2", "content": "invalid arguments", "is_error": true,
                      "cache_control": {"type": "ephemeral"}},
                 ]},
+            ])
+        );
+    }
+
+    #[test]
+    fn the_conversation_is_cached_up_to_the_newest_result_not_the_page_after_it() {
+        let messages = vec![
+            Message::User("goal".into()),
+            assistant(None, vec![call("c1", "click")]),
+            result("c1", "stub"),
+            Message::User("Page now: …".into()),
+        ];
+        let body = request_body("m", &request(messages, vec![])).unwrap();
+        assert_eq!(
+            body["messages"][2]["content"],
+            json!([
+                {"type": "tool_result", "tool_use_id": "c1", "content": "stub",
+                 "cache_control": {"type": "ephemeral"}},
+                {"type": "text", "text": "Page now: …"},
             ])
         );
     }

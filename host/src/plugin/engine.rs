@@ -2,8 +2,10 @@
 //! linker per plugin API version. A plugin's component is linked once, at
 //! load, into an `InstancePre`; replacing a failed instance reuses it.
 
-use std::sync::Arc;
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex, PoisonError};
 
+use sha2::{Digest, Sha256};
 use wasmtime::component::{Component, Linker};
 use wasmtime::{Config, Engine};
 
@@ -19,6 +21,10 @@ pub struct PluginEngine {
     engine: Engine,
     linkers: Arc<Linkers>,
     cache: Option<Arc<ComponentCache>>,
+    /// Components already compiled or deserialized, by the SHA-256 of their
+    /// bytes: every declarative service runs the same interpreter, and a
+    /// copy of its code per service would cost megabytes each.
+    compiled: Arc<Mutex<HashMap<[u8; 32], Component>>>,
 }
 
 /// One linker per frozen API version: each carries WASI and that version's
@@ -65,6 +71,7 @@ impl PluginEngine {
             engine,
             linkers: Arc::new(linkers),
             cache,
+            compiled: Arc::default(),
         })
     }
 
@@ -75,12 +82,28 @@ impl PluginEngine {
         source_name: &str,
         wasm: &[u8],
     ) -> Result<(Component, CacheOutcome), PluginError> {
-        match &self.cache {
-            Some(cache) => cache.load_or_compile(&self.engine, source_name, wasm),
-            None => {
-                cache::compile(&self.engine, source_name, wasm).map(|c| (c, CacheOutcome::Compiled))
-            }
+        let digest: [u8; 32] = Sha256::digest(wasm).into();
+        let known = self
+            .compiled
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .get(&digest)
+            .cloned();
+        if let Some(component) = known {
+            return Ok((component, CacheOutcome::Cached));
         }
+        let (component, outcome) = match &self.cache {
+            Some(cache) => cache.load_or_compile(&self.engine, source_name, wasm)?,
+            None => (
+                cache::compile(&self.engine, source_name, wasm)?,
+                CacheOutcome::Compiled,
+            ),
+        };
+        self.compiled
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .insert(digest, component.clone());
+        Ok((component, outcome))
     }
 
     pub fn engine(&self) -> &Engine {

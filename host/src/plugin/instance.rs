@@ -134,6 +134,10 @@ impl Plugin {
                 ),
             });
         }
+        // The registry loads every plugin to learn its metadata, but a run
+        // calls one: an idle instance would hold its linear memory for the
+        // whole run. The next call instantiates again (about a millisecond).
+        plugin.live = None;
         Ok(plugin)
     }
 

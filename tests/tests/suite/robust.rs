@@ -480,10 +480,9 @@ async fn a_local_model_that_writes_calls_as_text_still_cancels() {
         requests.iter().all(|r| r.body["tool_choice"] == "required"),
         "every request asks for a tool call"
     );
-    let repaired = requests.iter().any(|r| {
-        r.latest_user_text()
-            .is_some_and(|t| t.contains(REPAIR_PROMPT))
-    });
+    let repaired = requests
+        .iter()
+        .any(|r| r.user_texts().iter().any(|t| t.contains(REPAIR_PROMPT)));
     assert!(repaired, "the broken call was sent back for repair");
     let all = events(home.path());
     let in_text = of_type(&all, "call_in_text");

@@ -268,7 +268,9 @@ async fn the_demo_runs_a_services_own_flow() {
     let said = e2e::text(&out);
     assert_eq!(out.status.code(), Some(2), "{said}");
     assert!(
-        said.contains("its variants are: billed-elsewhere, interruptions, retention, reworded"),
+        said.contains(
+            "its variants are: billed-elsewhere, interruptions, long, retention, reworded"
+        ),
         "{said}"
     );
 }

@@ -27,7 +27,7 @@ use crate::llm::ToolSpec;
 use crate::page::{Element, Snapshot};
 use crate::plugin::HintAction;
 use geometry::{BBox, MEASURE_JS, Tracker, Viewport};
-use tools::{CLICK, DEFAULT_SCROLL_PX, DIALOG, FILL, GET_SNAPSHOT, SCROLL, SELECT};
+use tools::{CLICK, DEFAULT_SCROLL_PX, DIALOG, FILL, GET_SNAPSHOT, MAX_SCROLL_PX, SCROLL, SELECT};
 use view::{Layout, View};
 
 /// Roles `browser_fill` types into.
@@ -38,7 +38,7 @@ const SELECTABLE: &[&str] = &["combobox", "listbox"];
 const OVERLAYS: &[&str] = &["dialog", "alertdialog"];
 
 /// What the host says instead of a snapshot that a later one replaced.
-pub const SUPERSEDED: &str = "superseded by a later snapshot";
+pub const SUPERSEDED: &str = "(old)";
 
 #[derive(Debug, Default)]
 pub struct CompactProfile {
@@ -60,6 +60,8 @@ pub struct CompactProfile {
     /// kept apart from `screenshot`, which every view of the page still names.
     for_model: Option<ModelScreenshot>,
     shots: u32,
+    /// Views built so far, for their ids.
+    views: u32,
 }
 
 impl CompactProfile {
@@ -177,7 +179,8 @@ impl CompactProfile {
         let amount = args
             .get("amount")
             .and_then(Value::as_i64)
-            .unwrap_or(DEFAULT_SCROLL_PX);
+            .unwrap_or(DEFAULT_SCROLL_PX)
+            .clamp(1, MAX_SCROLL_PX);
         let how = match args.get("direction").and_then(Value::as_str) {
             Some("down") => format!("scrollBy({{ top: {amount}, behavior: 'instant' }})"),
             Some("up") => format!("scrollBy({{ top: -{amount}, behavior: 'instant' }})"),
@@ -266,9 +269,28 @@ impl ToolProfile for CompactProfile {
             pointer: &pointer,
             viewport_only: !(self.wide.swap(false, Ordering::Relaxed) || self.always_wide),
         };
-        let id = uuid::Uuid::new_v4().to_string();
+        // Short and new each time: the model only needs to tell views
+        // apart, and every character is resent on later turns.
+        self.views += 1;
+        let id = format!("s{}", self.views);
         let (mut view, targets) = view::build(snapshot, &layout, id);
         view.screenshot = self.screenshot.as_ref().map(|p| p.display().to_string());
+        // Where things are on screen matters to a model that sees the
+        // screenshot; without one, the boxes are numbers it does not use
+        // (whether a control is off screen is in its state). The viewport's
+        // size is always the one the host set; only a scroll is news.
+        if !self.vision {
+            if view
+                .viewport
+                .as_ref()
+                .is_some_and(|v| v.scroll_x == 0 && v.scroll_y == 0)
+            {
+                view.viewport = None;
+            }
+            for item in &mut view.elements {
+                item.bbox = None;
+            }
+        }
         self.targets = targets;
         self.render(&view)
     }
@@ -402,6 +424,10 @@ impl ToolProfile for CompactProfile {
         shrink_snapshot(content)
     }
 
+    fn page_apart(&self, content: &str) -> Option<(String, String)> {
+        page_apart(content)
+    }
+
     fn take_screenshot_for_model(&mut self) -> Option<ModelScreenshot> {
         self.for_model.take()
     }
@@ -431,10 +457,12 @@ impl ToolProfile for CompactProfile {
 /// Seed 002 §1.1.2's `{success, snapshot, error}`, plus a message on errors
 /// (seed 002 §1.6.3 shows one for `human_rejected`; the others gain a hint).
 fn response(code: Option<&str>, message: Option<&str>, page: &str) -> String {
-    let head = json!({
-        "success": code.is_none(),
-        "error": code,
-    });
+    // `error` only when there is one: a null on every success is resent
+    // with every later turn.
+    let head = match code {
+        None => json!({ "success": true }),
+        Some(code) => json!({ "success": false, "error": code }),
+    };
     let mut text = head.to_string();
     text.pop();
     if let Some(message) = message {
@@ -460,9 +488,16 @@ fn option_named(snapshot: &Snapshot, target: &Element, wanted: &str) -> Option<S
         .map(|e| e.name.clone())
 }
 
-/// Replaces every snapshot object in `content` by its id, page and a note;
+/// Replaces the snapshot object in `content` by its id, page and a note;
 /// `None` when there is none.
 pub fn shrink_snapshot(content: &str) -> Option<String> {
+    page_apart(content).map(|(stub, _)| stub)
+}
+
+/// `content` with its snapshot replaced by a stub (`"s4 (old): the
+/// page's title"`), and the snapshot itself; `None` when `content` holds no
+/// whole snapshot.
+pub fn page_apart(content: &str) -> Option<(String, String)> {
     const START: &str = "{\"snapshot_id\":";
     let at = content.find(START)?;
     let mut stream =
@@ -471,12 +506,24 @@ pub fn shrink_snapshot(content: &str) -> Option<String> {
     let end = at + stream.byte_offset();
     // Only whole snapshots: the stubs left by an earlier pass have a string.
     value.get("elements")?.as_array()?;
-    let stub = json!({
-        "snapshot_id": value.get("snapshot_id"),
-        "page": value.get("page"),
-        "elements": SUPERSEDED,
-    });
-    Some(format!("{}{}{}", &content[..at], stub, &content[end..]))
+    // Its id and title say which page it was; the page itself is sent
+    // after it, and resent here it would be paid for on every later turn.
+    let text = |pointer: &str| {
+        value
+            .pointer(pointer)
+            .and_then(serde_json::Value::as_str)
+            .unwrap_or_default()
+            .to_owned()
+    };
+    let stub = serde_json::Value::String(format!(
+        "{} {SUPERSEDED}: {}",
+        text("/snapshot_id"),
+        text("/page/title")
+    ));
+    Some((
+        format!("{}{}{}", &content[..at], stub, &content[end..]),
+        content[at..end].to_owned(),
+    ))
 }
 
 #[cfg(test)]

@@ -90,10 +90,10 @@ pub struct PageInfo {
 #[derive(Debug, Clone, Serialize)]
 pub struct View {
     pub snapshot_id: String,
-    pub timestamp: String,
     pub page: PageInfo,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub viewport: Option<Viewport>,
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub focused: Option<String>,
     pub elements: Vec<Item>,
     /// Text and structure left out because it is off screen
@@ -165,7 +165,6 @@ pub fn build(snapshot: &Snapshot, layout: &Layout<'_>, id: String) -> (View, Vec
 
     let mut view = View {
         snapshot_id: id,
-        timestamp: chrono::Utc::now().to_rfc3339_opts(chrono::SecondsFormat::Millis, true),
         page: PageInfo {
             url: snapshot.url.clone(),
             title: cut(&snapshot.title),
