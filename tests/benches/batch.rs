@@ -12,34 +12,10 @@ use std::time::{Duration, Instant};
 
 use subterminator::demo::{FlowSite, flow};
 use subterminator_tests::e2e;
-
-/// The practice flows, each a service of its own.
-const SERVICES: &[&str] = &[
-    "spotify",
-    "hulu",
-    "disney-plus",
-    "max",
-    "youtube-premium",
-    "amazon-prime",
-    "paramount-plus",
-    "peacock",
-    "nytimes",
-];
+use subterminator_tests::flow_script::FLOW_SERVICES;
 
 const JOBS: &[usize] = &[1, 2, 4];
 const POLL: Duration = Duration::from_millis(100);
-
-fn pss_kib(pid: u32) -> u64 {
-    std::fs::read_to_string(format!("/proc/{pid}/smaps_rollup"))
-        .ok()
-        .and_then(|text| {
-            text.lines()
-                .find(|l| l.starts_with("Pss:"))
-                .and_then(|l| l.split_whitespace().nth(1))
-                .and_then(|n| n.parse().ok())
-        })
-        .unwrap_or(0)
-}
 
 /// (busy, total) jiffies of every core since boot.
 fn cpu() -> (u64, u64) {
@@ -105,16 +81,23 @@ async fn once(services: &[&str], jobs: usize) -> Measured {
     let (mut peak_kib, mut sessions) = (0u64, 0usize);
     let status = loop {
         let tree = e2e::descendants(pid);
-        let kib: u64 = tree.iter().chain([pid].iter()).map(|p| pss_kib(*p)).sum();
+        let kib: u64 = tree
+            .iter()
+            .chain([pid].iter())
+            .map(|p| e2e::pss_kib(*p))
+            .sum();
         peak_kib = peak_kib.max(kib);
         let browsers = tree
             .iter()
             .filter(|p| {
-                let comm = std::fs::read_to_string(format!("/proc/{p}/comm")).unwrap_or_default();
                 let cmdline =
                     std::fs::read_to_string(format!("/proc/{p}/cmdline")).unwrap_or_default();
-                // The browser process itself, not its renderers and helpers.
-                matches!(comm.trim(), "chromium" | "chrome") && !cmdline.contains("--type=")
+                let program = cmdline.split('\0').next().unwrap_or_default();
+                // The browser process itself: not its renderers and helpers
+                // (`--type=`), nor Debian's `/usr/bin/chromium`, a shell
+                // script that waits for it.
+                (program.ends_with("/chromium") || program.ends_with("/chrome"))
+                    && !cmdline.contains("--type=")
             })
             .count();
         sessions = sessions.max(browsers);
@@ -148,10 +131,10 @@ async fn once(services: &[&str], jobs: usize) -> Measured {
 #[tokio::main]
 async fn main() {
     // Warm the compiled-plugin cache and the npm cache once, unmeasured.
-    let _ = once(&SERVICES[..2], 2).await;
+    let _ = once(&FLOW_SERVICES[..2], 2).await;
     println!(
         "batch bench: {} practice flows, offline, headless, --isolated, {} cores",
-        SERVICES.len(),
+        FLOW_SERVICES.len(),
         std::thread::available_parallelism().map_or(0, |n| n.get())
     );
     println!(
@@ -159,13 +142,13 @@ async fn main() {
     );
     println!("|---|---|---|---|---|---|---|");
     for &jobs in JOBS {
-        let m = once(SERVICES, jobs).await;
+        let m = once(FLOW_SERVICES, jobs).await;
         println!(
             "| {jobs} | {:.1} s | {:.1} | {}/{} | {} | {:.0} MiB | {:.0}% |",
             m.wall.as_secs_f64(),
-            SERVICES.len() as f64 * 60.0 / m.wall.as_secs_f64(),
+            FLOW_SERVICES.len() as f64 * 60.0 / m.wall.as_secs_f64(),
             m.verified,
-            SERVICES.len(),
+            FLOW_SERVICES.len(),
             m.sessions,
             m.peak_mib,
             m.busy * 100.0

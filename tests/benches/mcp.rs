@@ -39,31 +39,18 @@ fn open(site: &PracticeSite, session: &str) -> Value {
         "service": "practice", "start_url": site.url(), "isolated": true, "session_id": session}})
 }
 
-/// Proportional set size of `pid` in KiB (shared pages split between users).
-fn pss_kib(pid: u32) -> u64 {
-    std::fs::read_to_string(format!("/proc/{pid}/smaps_rollup"))
-        .ok()
-        .and_then(|text| {
-            text.lines()
-                .find(|l| l.starts_with("Pss:"))
-                .and_then(|l| l.split_whitespace().nth(1))
-                .and_then(|n| n.parse().ok())
-        })
-        .unwrap_or(0)
-}
-
 /// PSS of everything under the client but the client itself, and of the
 /// `subterminator mcp` process alone, in MiB.
 fn server_mib(client: &Client) -> (f64, f64) {
     let pids: BTreeSet<u32> = e2e::descendants(client.pid().unwrap_or_default());
-    let all = pids.iter().map(|p| pss_kib(*p)).sum::<u64>() as f64 / 1024.0;
+    let all = pids.iter().map(|p| e2e::pss_kib(*p)).sum::<u64>() as f64 / 1024.0;
     let ours = pids
         .iter()
         .filter(|p| {
             std::fs::read_to_string(format!("/proc/{p}/cmdline"))
                 .is_ok_and(|c| c.contains("subterminator") && c.contains("\0mcp"))
         })
-        .map(|p| pss_kib(*p))
+        .map(|p| e2e::pss_kib(*p))
         .sum::<u64>() as f64
         / 1024.0;
     (all, ours)

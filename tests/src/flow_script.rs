@@ -34,6 +34,20 @@ pub struct Variant {
     pub fails_with: Option<String>,
 }
 
+/// Every bundled service but Netflix (which runs on the StreamFlix site),
+/// each with a practice flow of its own.
+pub const FLOW_SERVICES: &[&str] = &[
+    "spotify",
+    "hulu",
+    "disney-plus",
+    "max",
+    "youtube-premium",
+    "amazon-prime",
+    "paramount-plus",
+    "peacock",
+    "nytimes",
+];
+
 /// The workspace's `services/` folder.
 pub fn services_dir() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR"))

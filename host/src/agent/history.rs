@@ -75,57 +75,40 @@ pub fn for_request(history: &[Message], profile: &dyn ToolProfile) -> Vec<Messag
 pub const PAGE_NOW: &str = "Page now:";
 
 /// `history` as it is sent before any truncation, in one pass and one copy:
-/// images but the latest dropped, and every snapshot shrunk by the profile.
-/// A profile that sends the page apart gets the latest snapshot once more,
-/// whole, as the last message: everything before it is then the same from
-/// one turn to the next, which is what a prompt cache reads back.
+/// images but the latest dropped. A profile that sends the page apart has
+/// every snapshot replaced by its stub and the latest sent once more, whole,
+/// as the last message: everything before it is then the same from one turn
+/// to the next, which is what a prompt cache reads back.
 fn latest_in_full(history: &[Message], profile: &dyn ToolProfile) -> Vec<Message> {
     let latest_image = history
         .iter()
         .rposition(|m| matches!(m, Message::Image { .. }));
-    let apart: Vec<Option<(String, String)>> = history
+    let mut apart: Vec<Option<(String, String)>> = history
         .iter()
         .map(|m| text_of(m).and_then(|t| profile.page_apart(t)))
         .collect();
     let page_now = apart
-        .iter()
+        .iter_mut()
         .rev()
-        .find_map(|a| a.as_ref().map(|(_, page)| page.clone()));
-    let shrunk: Vec<Option<String>> = if page_now.is_some() {
-        apart.into_iter().map(|a| a.map(|(stub, _)| stub)).collect()
-    } else {
-        history
-            .iter()
-            .map(|m| text_of(m).and_then(|t| profile.superseded(t)))
-            .collect()
-    };
-    // Sent apart, the latest is shrunk too; otherwise it stays whole.
-    let latest_snapshot = if page_now.is_some() {
-        Some(history.len())
-    } else {
-        shrunk.iter().rposition(Option::is_some)
-    };
+        .find_map(|a| a.as_mut().map(|(_, page)| std::mem::take(page)));
     let mut messages: Vec<Message> = history
         .iter()
-        .zip(shrunk)
+        .zip(apart)
         .enumerate()
         .filter(|(i, (m, _))| !matches!(m, Message::Image { .. }) || Some(*i) == latest_image)
-        .map(|(i, (message, small))| {
-            let old = latest_snapshot.is_some_and(|latest| i < latest);
-            match (small, message) {
-                (Some(small), Message::User(_)) if old => Message::User(small),
-                (
-                    Some(small),
-                    Message::ToolResult {
-                        call_id, is_error, ..
-                    },
-                ) if old => Message::ToolResult {
-                    call_id: call_id.clone(),
-                    content: small,
-                    is_error: *is_error,
+        .map(|(_, (message, apart))| match (apart, message) {
+            (Some((stub, _)), Message::User(_)) => Message::User(stub),
+            (
+                Some((stub, _)),
+                Message::ToolResult {
+                    call_id, is_error, ..
                 },
-                _ => message.clone(),
-            }
+            ) => Message::ToolResult {
+                call_id: call_id.clone(),
+                content: stub,
+                is_error: *is_error,
+            },
+            _ => message.clone(),
         })
         .collect();
     if let Some(page) = page_now {

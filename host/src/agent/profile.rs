@@ -118,17 +118,11 @@ pub trait ToolProfile: Send + Sync {
         )
     }
 
-    /// How an older message is resent once a later snapshot exists: `None`
-    /// keeps it whole (seed 000's behaviour); compact shrinks old snapshots.
-    fn superseded(&self, _content: &str) -> Option<String> {
-        None
-    }
-
-    /// The latest page, sent apart: `content` with its snapshot shrunk as
-    /// [`ToolProfile::superseded`] would, and the snapshot itself. The
-    /// history then never changes once sent (a provider's prompt cache
-    /// reads it again on every turn) and the page comes last. `None` keeps
-    /// the page where it is (seed 000's behaviour).
+    /// The latest page, sent apart: `content` with its snapshot replaced by
+    /// a stub that names it, and the snapshot itself. The history then
+    /// never changes once sent (a provider's prompt cache reads it again on
+    /// every turn) and only the page, sent last, is paid in full. `None`
+    /// keeps every message whole (seed 000's behaviour).
     fn page_apart(&self, _content: &str) -> Option<(String, String)> {
         None
     }

@@ -14,22 +14,9 @@ use subterminator::demo::{FlowSite, flow};
 use subterminator::fixture;
 use subterminator::plugin::{PluginEngine, Registry};
 use subterminator_tests::e2e;
-use subterminator_tests::flow_script::{Script, services_dir};
+use subterminator_tests::flow_script::{FLOW_SERVICES, Script, services_dir};
 use subterminator_tests::model_server::ModelServer;
 use subterminator_tests::scripted::SCRIPTED_ANTHROPIC_KEY;
-
-/// Every bundled service but Netflix, which runs on the StreamFlix site.
-const SERVICES: &[&str] = &[
-    "spotify",
-    "hulu",
-    "disney-plus",
-    "max",
-    "youtube-premium",
-    "amazon-prime",
-    "paramount-plus",
-    "peacock",
-    "nytimes",
-];
 
 fn cancel(home: &Path, service: &str, url: &str, model: &str) -> tokio::process::Command {
     let mut command = e2e::command(home);
@@ -189,7 +176,7 @@ fn every_services_fixtures_pass_and_cover_every_predicate() {
     let registry = Registry::load(&PluginEngine::new().unwrap(), None);
     assert!(registry.broken().is_empty(), "{:?}", registry.broken());
     let mut failures = Vec::new();
-    for service in SERVICES {
+    for service in FLOW_SERVICES {
         let entry = registry.get(service).unwrap();
         let fixtures = fixture::load_dir(&services_dir().join(service).join("fixtures")).unwrap();
         let rows = {
@@ -241,7 +228,7 @@ async fn services_and_demo_list_name_all_ten() {
         let out = e2e::run(command, "").await.unwrap();
         let said = e2e::text(&out);
         assert_eq!(out.status.code(), Some(0), "{args:?}: {said}");
-        for service in SERVICES.iter().chain(["netflix"].iter()) {
+        for service in FLOW_SERVICES.iter().chain(["netflix"].iter()) {
             assert!(said.contains(service), "{args:?} lacks {service}: {said}");
         }
     }

@@ -420,10 +420,6 @@ impl ToolProfile for CompactProfile {
         format!("{text},\"snapshot\":{page}}}")
     }
 
-    fn superseded(&self, content: &str) -> Option<String> {
-        shrink_snapshot(content)
-    }
-
     fn page_apart(&self, content: &str) -> Option<(String, String)> {
         page_apart(content)
     }
@@ -486,12 +482,6 @@ fn option_named(snapshot: &Snapshot, target: &Element, wanted: &str) -> Option<S
         .filter(|e| e.role == "option")
         .find(|e| e.name.trim().eq_ignore_ascii_case(wanted.trim()))
         .map(|e| e.name.clone())
-}
-
-/// Replaces the snapshot object in `content` by its id, page and a note;
-/// `None` when there is none.
-pub fn shrink_snapshot(content: &str) -> Option<String> {
-    page_apart(content).map(|(stub, _)| stub)
 }
 
 /// `content` with its snapshot replaced by a stub (`"s4 (old): the

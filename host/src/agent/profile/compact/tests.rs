@@ -209,7 +209,7 @@ fn old_snapshots_shrink_to_their_id_and_title() {
         &Outcome::Done(&crate::browser::ToolOutput::default()),
         &page_text,
     );
-    let small = profile.superseded(&result).unwrap();
+    let small = profile.page_apart(&result).unwrap().0;
     assert!(small.len() < result.len() / 3, "{small}");
     let v: Value = serde_json::from_str(&small).unwrap();
     assert_eq!(v["success"], true);
@@ -218,12 +218,13 @@ fn old_snapshots_shrink_to_their_id_and_title() {
         v["snapshot"],
         format!("{} {SUPERSEDED}: {}", id.as_str().unwrap(), snapshot.title)
     );
-    assert_eq!(profile.superseded(&small), None, "shrinks once");
+    assert_eq!(profile.page_apart(&small), None, "shrinks once");
     let goal = format!("Goal: cancel\n\nCurrent page:\n{page_text}");
     assert!(
         profile
-            .superseded(&goal)
+            .page_apart(&goal)
             .unwrap()
+            .0
             .starts_with("Goal: cancel")
     );
 }
