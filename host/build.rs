@@ -1,5 +1,7 @@
-//! Builds the first-party plugins under `plugins/` to wasm components and
-//! embeds them, so a plain `cargo build` yields a binary that carries them.
+//! Finds the bundled services under `plugins/<id>/` (a Rust crate or a
+//! `service.toml`, with its practice flow beside it), builds the Rust ones
+//! and the declarative interpreter to wasm components, and embeds them all,
+//! so a plain `cargo build` yields a binary that carries them.
 
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
@@ -20,12 +22,11 @@ fn run() -> Result<(), String> {
         .to_path_buf();
     for watched in [
         "plugins",
-        "interpreter",
-        "declarative",
-        "services",
-        "sdk/src",
-        "sdk/Cargo.toml",
-        "sdk/wit",
+        "host/interpreter",
+        "sdk/declarative",
+        "sdk/rust/src",
+        "sdk/rust/Cargo.toml",
+        "wit",
         "Cargo.lock",
     ] {
         println!(
@@ -33,8 +34,14 @@ fn run() -> Result<(), String> {
             workspace.join(watched).display()
         );
     }
-    let packages = plugin_packages(&workspace.join("plugins"))?;
-    let mut names: Vec<&str> = packages.iter().map(String::as_str).collect();
+    let services = services(&workspace.join("plugins"))?;
+    let mut names: Vec<&str> = services
+        .iter()
+        .filter_map(|s| match &s.kind {
+            Kind::Crate { package } => Some(package.as_str()),
+            Kind::Declarative { .. } => None,
+        })
+        .collect();
     // The interpreter of declarative services is built with the plugins, in
     // the same cargo run, but is not a service itself.
     names.push(INTERPRETER_PACKAGE);
@@ -44,7 +51,7 @@ fn run() -> Result<(), String> {
         .join("wasm-plugins");
     let wasm = subterminator_sdk::build::build_components(&workspace, &names, &target_dir)?;
 
-    let (interpreter, services) = wasm
+    let (interpreter, components) = wasm
         .split_last()
         .ok_or("the plugin build returned no components")?;
     let mut code = format!(
@@ -52,7 +59,7 @@ fn run() -> Result<(), String> {
         interpreter.display().to_string()
     );
     code.push_str("pub static BUNDLED: &[BundledPlugin] = &[\n");
-    for (package, path) in names.iter().zip(services) {
+    for (package, path) in names.iter().zip(components) {
         writeln!(
             code,
             "    BundledPlugin {{ package: {package:?}, wasm: include_bytes!({:?}) }},",
@@ -62,15 +69,16 @@ fn run() -> Result<(), String> {
     }
     code.push_str("];\n");
     code.push_str("pub static BUNDLED_DECLARATIVE: &[BundledDeclarative] = &[\n");
-    let services = workspace.join("services");
-    for (id, file) in service_files(&services)? {
-        writeln!(
-            code,
-            "    BundledDeclarative {{ file: {:?}, text: include_str!({:?}) }},",
-            format!("services/{id}/service.toml"),
-            file.display().to_string()
-        )
-        .map_err(|e| e.to_string())?;
+    for service in &services {
+        if let Kind::Declarative { file } = &service.kind {
+            writeln!(
+                code,
+                "    BundledDeclarative {{ file: {:?}, text: include_str!({:?}) }},",
+                format!("plugins/{}/service.toml", service.id),
+                file.display().to_string()
+            )
+            .map_err(|e| e.to_string())?;
+        }
     }
     code.push_str("];\n");
     let out_dir = PathBuf::from(env("OUT_DIR")?);
@@ -85,53 +93,89 @@ fn run() -> Result<(), String> {
 /// The crate that runs declarative `service.toml` files in the sandbox.
 const INTERPRETER_PACKAGE: &str = "subterminator-interpreter";
 
-/// The bundled declarative services: `services/<id>/service.toml`, sorted
-/// by id. A folder without one is a Rust plugin's practice flow only.
-fn service_files(dir: &Path) -> Result<Vec<(String, PathBuf)>, String> {
-    Ok(service_dirs(dir)?
-        .into_iter()
-        .filter_map(|(id, folder)| {
-            let file = folder.join("service.toml");
-            file.is_file().then_some((id, file))
-        })
-        .collect())
+/// One bundled service: `plugins/<id>/`, whatever it is written in.
+struct Service {
+    id: String,
+    folder: PathBuf,
+    kind: Kind,
 }
 
-/// Every `services/<id>/` folder, sorted by id.
-fn service_dirs(dir: &Path) -> Result<Vec<(String, PathBuf)>, String> {
-    let Ok(entries) = std::fs::read_dir(dir) else {
-        return Ok(Vec::new());
-    };
-    let mut dirs: Vec<(String, PathBuf)> = entries
+/// What a service folder holds: a Rust crate (`Cargo.toml`) or a
+/// declarative `service.toml`.
+enum Kind {
+    Crate { package: String },
+    Declarative { file: PathBuf },
+}
+
+/// Every `plugins/<id>/` folder, sorted by id, by the one rule: a folder with
+/// a `Cargo.toml` is a Rust plugin, one with a `service.toml` a declarative
+/// one; a folder with both or neither is a mistake, said as such.
+fn services(dir: &Path) -> Result<Vec<Service>, String> {
+    let entries =
+        std::fs::read_dir(dir).map_err(|e| format!("cannot list {}: {e}", dir.display()))?;
+    let mut folders: Vec<PathBuf> = entries
         .flatten()
         .map(|e| e.path())
         .filter(|p| p.is_dir())
-        .filter_map(|p| {
-            let id = p.file_name()?.to_str()?.to_owned();
-            Some((id, p))
-        })
         .collect();
-    dirs.sort();
-    Ok(dirs)
+    folders.sort();
+    let mut services = Vec::new();
+    for folder in folders {
+        let id = folder
+            .file_name()
+            .and_then(|n| n.to_str())
+            .ok_or_else(|| format!("{} is not a UTF-8 name", folder.display()))?
+            .to_owned();
+        let manifest = folder.join("Cargo.toml");
+        let declarative = folder.join("service.toml");
+        let kind = match (manifest.is_file(), declarative.is_file()) {
+            (true, false) => Kind::Crate {
+                package: package_name(&manifest)?,
+            },
+            (false, true) => Kind::Declarative { file: declarative },
+            (true, true) => {
+                return Err(format!(
+                    "{} has both a Cargo.toml and a service.toml; a service is one or the other",
+                    folder.display()
+                ));
+            }
+            (false, false) => {
+                return Err(format!(
+                    "{} has neither a Cargo.toml nor a service.toml",
+                    folder.display()
+                ));
+            }
+        };
+        services.push(Service { id, folder, kind });
+    }
+    Ok(services)
 }
 
-/// `PRACTICE_FLOWS`: every `services/<id>/practice/` folder's files, by
-/// name, for the practice site to serve.
-fn practice_flows(dir: &Path) -> Result<String, String> {
+/// `PRACTICE_FLOWS`: the files of every `plugins/<id>/practice/` folder that
+/// describes itself in a `flow.toml`, by name, for the practice site to
+/// serve. (StreamFlix, the practice plugin's own site, has routes of its own
+/// and is served by `demo::site`.)
+fn practice_flows(services: &[Service]) -> Result<String, String> {
     let mut code = String::from("pub static PRACTICE_FLOWS: &[EmbeddedFlow] = &[\n");
-    for (id, folder) in service_dirs(dir)? {
-        let practice = folder.join("practice");
-        let Ok(entries) = std::fs::read_dir(&practice) else {
+    for service in services {
+        let practice = service.folder.join("practice");
+        if !practice.join("flow.toml").is_file() {
             continue;
-        };
+        }
+        let entries = std::fs::read_dir(&practice)
+            .map_err(|e| format!("cannot list {}: {e}", practice.display()))?;
         let mut files: Vec<PathBuf> = entries
             .flatten()
             .map(|e| e.path())
             .filter(|p| p.is_file())
             .collect();
         files.sort();
-        writeln!(code, "    EmbeddedFlow {{ service: {id:?}, files: &[")
-            .map_err(|e| e.to_string())?;
+        writeln!(
+            code,
+            "    EmbeddedFlow {{ service: {:?}, files: &[",
+            service.id
+        )
+        .map_err(|e| e.to_string())?;
         for file in files {
             let name = file
                 .file_name()
@@ -154,23 +198,13 @@ fn env(name: &str) -> Result<String, String> {
     std::env::var(name).map_err(|_| format!("{name} is not set"))
 }
 
-/// The package name of every crate folder in `dir`, sorted for a stable build.
-fn plugin_packages(dir: &Path) -> Result<Vec<String>, String> {
-    let entries =
-        std::fs::read_dir(dir).map_err(|e| format!("cannot list {}: {e}", dir.display()))?;
-    let mut packages = Vec::new();
-    for entry in entries.flatten() {
-        let manifest = entry.path().join("Cargo.toml");
-        let Ok(text) = std::fs::read_to_string(&manifest) else {
-            continue;
-        };
-        let name = text
-            .lines()
-            .find_map(|l| l.trim().strip_prefix("name = \""))
-            .and_then(|rest| rest.strip_suffix('"'))
-            .ok_or_else(|| format!("{} has no package name", manifest.display()))?;
-        packages.push(name.to_owned());
-    }
-    packages.sort();
-    Ok(packages)
+/// The package name a crate's manifest declares.
+fn package_name(manifest: &Path) -> Result<String, String> {
+    let text = std::fs::read_to_string(manifest)
+        .map_err(|e| format!("cannot read {}: {e}", manifest.display()))?;
+    text.lines()
+        .find_map(|l| l.trim().strip_prefix("name = \""))
+        .and_then(|rest| rest.strip_suffix('"'))
+        .map(str::to_owned)
+        .ok_or_else(|| format!("{} has no package name", manifest.display()))
 }

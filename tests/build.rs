@@ -42,7 +42,7 @@ fn run() -> Result<(), String> {
         .parent()
         .ok_or("the tests crate has no parent")?
         .to_path_buf();
-    for watched in ["tests/plugins", "sdk/src", "sdk/wit"] {
+    for watched in ["tests/plugins", "sdk/rust/src", "wit"] {
         println!(
             "cargo:rerun-if-changed={}",
             workspace.join(watched).display()

@@ -1,7 +1,7 @@
 //! Predicate latency of a declarative service against the Rust Netflix
 //! plugin, on the same pages: `verify`, `detect-auth` and `checkpoint`, each
 //! a real call into the sandbox. The declarative one is
-//! `declarative/examples/netflix.toml`, run by the bundled interpreter.
+//! `sdk/declarative/examples/netflix.toml`, run by the bundled interpreter.
 //! Prints medians per call and the load time of each.
 //!
 //! Run: `cargo bench -p subterminator --bench declarative`
@@ -97,7 +97,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     let wasm = bundled_component("subterminator-plugin-netflix")
         .ok_or("the netflix plugin is not bundled")?;
     let toml = std::fs::read_to_string(
-        Path::new(env!("CARGO_MANIFEST_DIR")).join("../declarative/examples/netflix.toml"),
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("../sdk/declarative/examples/netflix.toml"),
     )?;
     // Cold: compiled afresh each time, as on the very first run.
     let cold = PluginEngine::new()?;

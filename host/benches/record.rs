@@ -7,7 +7,7 @@
 use std::path::Path;
 use std::time::{Duration, Instant};
 
-use subterminator::record::{RunRecord, verify};
+use subterminator::record::{RunRecord, integrity};
 
 const APPEND_RUNS: usize = 2_000;
 const VERIFY_RUNS: usize = 20;
@@ -64,7 +64,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     let mut checks = Vec::with_capacity(VERIFY_RUNS);
     for _ in 0..VERIFY_RUNS {
         let started = Instant::now();
-        verify::verify(&dir)?;
+        integrity::verify(&dir)?;
         checks.push(started.elapsed());
     }
     println!(

@@ -12,11 +12,10 @@ mod execute;
 mod gather;
 pub mod history;
 mod image;
-mod interrupt;
 mod metrics;
 pub mod offline;
+mod overlay;
 mod passwords;
-pub mod profile;
 mod prompt;
 mod recover;
 mod remember;
@@ -26,6 +25,7 @@ mod result;
 pub mod schema;
 mod state;
 mod step;
+pub mod toolset;
 mod virtual_tools;
 
 use std::time::Instant;
@@ -36,9 +36,9 @@ pub use driver::{ClientCall, ClientCalls, ClientModel, ClientReply, Driver, clie
 pub use events::Event;
 pub use image::MAX_MODEL_IMAGE_BYTES;
 pub use offline::OfflinePolicy;
-pub use profile::{ModelScreenshot, ToolProfile, compact::CompactProfile, full::FullProfile};
 pub use reporter::Reporter;
 pub use result::{TaskReason, TaskResult, Tokens};
+pub use toolset::{ModelScreenshot, Toolset, compact::CompactToolset, full::FullToolset};
 pub use virtual_tools::{COMPLETE_TASK, REQUEST_HUMAN_APPROVAL};
 
 use crate::approval::Approver;
@@ -80,7 +80,7 @@ pub struct RunOptions {
     pub interactive: bool,
     /// Whether cookie banners, promotions and chat widgets in the way are
     /// dismissed by the host (`[agent] dismiss-interruptions`, on by default).
-    pub dismiss_interruptions: bool,
+    pub dismiss_overlays: bool,
     /// Where paths that worked are remembered; `None` remembers nothing.
     pub memory: Option<crate::memory::Memory>,
     /// `--replay`: follow the remembered path with no model until it no
@@ -95,7 +95,7 @@ pub struct Agent<'a> {
     pub service: &'a ServiceEntry,
     pub browser: &'a Browser,
     pub driver: Driver,
-    pub profile: Box<dyn ToolProfile>,
+    pub toolset: Box<dyn Toolset>,
     pub approver: &'a mut Approver,
     pub reporter: &'a mut Reporter,
     pub options: RunOptions,
@@ -116,7 +116,7 @@ impl Agent<'_> {
                 .options
                 .local_copy
                 .then(|| self.options.start_url.clone()),
-            tools: self.profile.name().into(),
+            tools: self.toolset.name().into(),
             max_turns: self.options.max_turns,
             checkpoints: self.options.checkpoints,
             plugin: self.service.provenance(),
@@ -189,15 +189,15 @@ impl Agent<'_> {
         .await?;
         state.snapshot = timed(
             &mut state.timing.browser,
-            self.profile.look(self.browser, None),
+            self.toolset.look(self.browser, None),
         )
         .await?;
         self.mask_passwords(state).await;
         if let Some(ended) = self.watch_auth(state).await? {
             return Ok(ended);
         }
-        let dismissed = self.clear_interruptions(state).await?;
-        let page = self.profile.observe(&state.snapshot);
+        let dismissed = self.clear_overlays(state).await?;
+        let page = self.toolset.observe(&state.snapshot);
         // The goal is in the system prompt; this message is the page.
         let mut first = format!("Current page:\n{page}");
         for note in dismissed {
@@ -209,7 +209,7 @@ impl Agent<'_> {
         state.history.push(Message::User(first));
         self.attach_screenshot(state).await;
         let system = prompt::system_prompt(&self.service.metadata, &self.service.plan);
-        let mut tools = self.profile.tools();
+        let mut tools = self.toolset.tools();
         tools.extend(virtual_tools::specs());
         let mut no_action = 0;
         loop {
@@ -230,7 +230,7 @@ impl Agent<'_> {
             let turn_started = Instant::now();
             let request = Request {
                 system: system.clone(),
-                messages: history::for_request(&state.history, &*self.profile),
+                messages: history::for_request(&state.history, &*self.toolset),
                 tools: tools.clone(),
                 max_tokens: MAX_REPLY_TOKENS,
             };
@@ -280,7 +280,7 @@ impl Agent<'_> {
             let outcome = self.step(&call, state).await?;
             self.report_timing(state, &turn_timing, turn_started);
             match outcome {
-                step::Step::Continue { content, is_error } => {
+                step::Turn::Continue { content, is_error } => {
                     if let Driver::Client(client) = &mut self.driver {
                         client.deliver(&content, is_error);
                     }
@@ -291,7 +291,7 @@ impl Agent<'_> {
                     });
                     self.attach_screenshot(state).await;
                 }
-                step::Step::End(result) => return Ok(*result),
+                step::Turn::End(result) => return Ok(*result),
             }
         }
     }
@@ -303,7 +303,7 @@ impl Agent<'_> {
     /// the picture, but then the older ones go too: they show a page that
     /// is gone.
     async fn attach_screenshot(&mut self, state: &mut State) {
-        let image = match self.profile.take_screenshot_for_model() {
+        let image = match self.toolset.take_screenshot_for_model() {
             None => return,
             Some(ModelScreenshot::Failed) => None,
             Some(ModelScreenshot::Taken(path)) => match read_image(&path).await {
@@ -376,7 +376,7 @@ impl Agent<'_> {
             }
             Driver::Offline(policy) => driver::offline_completion(
                 policy,
-                &*self.profile,
+                &*self.toolset,
                 &state.snapshot,
                 verified,
                 state.turn,
@@ -456,11 +456,11 @@ impl Agent<'_> {
     fn dry_run(&mut self, call: &ToolCall, state: &State) -> TaskResult {
         let arguments = call.arguments.clone().unwrap_or(serde_json::Value::Null);
         let target = self
-            .profile
+            .toolset
             .translate(&call.name, &arguments, &state.snapshot)
             .ok()
             .and_then(|a| a.target)
-            .map(|e| profile::describe(&e));
+            .map(|e| toolset::describe(&e));
         self.reporter.emit(Event::DryRun {
             tool: call.name.clone(),
             target: target.clone(),

@@ -13,7 +13,7 @@ mod services;
 mod table;
 
 #[cfg(test)]
-mod help_tests;
+mod tests;
 
 use clap::{Parser, Subcommand};
 

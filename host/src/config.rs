@@ -169,7 +169,8 @@ pub struct AgentConfig {
     /// [agent]
     /// dismiss-interruptions = false
     /// ```
-    pub dismiss_interruptions: Option<bool>,
+    #[serde(rename = "dismiss-interruptions")]
+    pub dismiss_overlays: Option<bool>,
 }
 
 impl Config {

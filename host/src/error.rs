@@ -60,5 +60,4 @@ impl Error {
 pub type Result<T, E = Error> = std::result::Result<T, E>;
 
 #[cfg(test)]
-#[path = "error_tests.rs"]
 mod tests;

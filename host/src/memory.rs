@@ -21,11 +21,15 @@ pub const MAX_VALUE_CHARS: usize = 100;
 /// The most steps a path keeps: a longer one is no ordinary cancellation.
 pub const MAX_STEPS: usize = 40;
 
-/// One step of a path that worked.
+/// One step of a path: an action on the element found by its role and
+/// name. The one type for a step that worked (remembered, replayed) and for
+/// one a walk file prescribes (`scaffold::walk`).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Step {
-    /// The page's path with ids made `*`: `/account/*/cancel`.
-    pub url: String,
+    /// The page's path with ids made `*`: `/account/*/cancel`. `None` for a
+    /// step meant for whichever page is shown (a walk file's).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub url: Option<String>,
     pub action: HintAction,
     pub role: String,
     pub name: String,
@@ -47,15 +51,21 @@ impl Step {
             .as_ref()
             .map(|v| format!(" with \"{v}\""))
             .unwrap_or_default();
-        format!(
-            "on {}: {action} {} \"{}\"{value}",
-            self.url, self.role, self.name
-        )
+        let on = self
+            .url
+            .as_ref()
+            .map(|u| format!("on {u}: "))
+            .unwrap_or_default();
+        format!("{on}{action} {} \"{}\"{value}", self.role, self.name)
     }
 
-    /// Whether this step was taken on the page at `url`.
+    /// Whether this step belongs on the page at `url`: taken there, or
+    /// meant for any page.
     pub fn on(&self, url: &str) -> bool {
-        url_pattern(url).is_some_and(|p| p == self.url)
+        match &self.url {
+            Some(pattern) => url_pattern(url).is_some_and(|p| p == *pattern),
+            None => true,
+        }
     }
 }
 
@@ -243,7 +253,7 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let memory = Memory::new(dir.path());
         let step = Step {
-            url: "/account".into(),
+            url: Some("/account".into()),
             action: HintAction::Click,
             role: "button".into(),
             name: "Cancel Membership".into(),
@@ -280,7 +290,7 @@ mod tests {
     #[test]
     fn a_step_reads_as_a_hint() {
         let step = Step {
-            url: "/cancelplan/survey".into(),
+            url: Some("/cancelplan/survey".into()),
             action: HintAction::Select,
             role: "combobox".into(),
             name: "Reason for leaving".into(),

@@ -2,8 +2,8 @@
 //! (seed 000 §2.5.2) that the browser layer produces, the plugins judge, and
 //! the agent shows the model.
 
-pub mod interruption;
 pub mod mask;
+pub mod overlay;
 pub(crate) mod yaml;
 
 use std::path::PathBuf;

@@ -13,7 +13,7 @@ use serde_json::{Value, json};
 
 use crate::browser::{Browser, BrowserError, BrowserOptions, UserData, tools as mcp};
 use crate::error::{Error, Result};
-use crate::record::{TRANSCRIPT_FILE, chain, verify};
+use crate::record::{TRANSCRIPT_FILE, chain, integrity};
 
 pub const RECEIPT_HTML: &str = crate::record::runs::RECEIPT_HTML;
 pub const RECEIPT_MD: &str = "receipt.md";
@@ -82,7 +82,7 @@ impl Receipt {
         let path = dir.join(TRANSCRIPT_FILE);
         let text = std::fs::read_to_string(&path)
             .map_err(|e| Error::io("cannot read the transcript", &path, e))?;
-        let links = verify::read_chain(&text).map_err(|m| {
+        let links = integrity::read_chain(&text).map_err(|m| {
             Error::Configuration(format!("cannot make a receipt from a broken record: {m}"))
         })?;
         Ok(from_links(dir, &links, confirmation))

@@ -9,8 +9,8 @@
 //! the model may not type into one, so no event carries a password.
 
 pub mod chain;
+pub mod integrity;
 pub mod runs;
-pub mod verify;
 
 use std::fs::File;
 use std::io::{BufWriter, Write};

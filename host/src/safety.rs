@@ -11,7 +11,7 @@ pub mod commit_page;
 pub mod floor;
 pub mod plan;
 pub mod success;
-mod verify;
+mod verification;
 
 use serde::Serialize;
 
@@ -20,7 +20,7 @@ use crate::browser::tools as mcp;
 use crate::page::{Element, ElementFacts, Snapshot, origin_of};
 pub use commit_page::CommitPage;
 pub use plan::{PlanKnowledge, PlanMark};
-pub use verify::{Verification, judge_success};
+pub use verification::{Verification, judge_success};
 
 /// Why an action was refused, as the model is told it (seed 002's codes).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize)]
@@ -117,7 +117,7 @@ pub struct Facts<'a> {
     /// Why the page is a commit page, when it is.
     pub commit_page: Option<&'a CommitPage>,
     /// Whether this is the host's own press on the button that closes an
-    /// interruption it found (`page::interruption`), never a driver's move.
+    /// overlay it found (`page::overlay`), never a driver's move.
     pub dismissal: bool,
 }
 
@@ -228,7 +228,7 @@ pub fn assess(facts: &Facts<'_>, policy: Policy) -> Decision {
         reason: if exempt {
             "a step the plugin's plan says is not irreversible".into()
         } else if in_place && facts.commit_page.is_some() {
-            "it closes an interruption in place: no form, no link, and the guard stops any request"
+            "it closes an overlay in place: no form, no link, and the guard stops any request"
                 .into()
         } else {
             "nothing on this page commits".into()
@@ -236,7 +236,7 @@ pub fn assess(facts: &Facts<'_>, policy: Policy) -> Decision {
     }
 }
 
-/// Whether the host's dismissal of an interruption presses a button that
+/// Whether the host's dismissal of an overlay presses a button that
 /// can neither submit a form nor follow a link (a link to this very page,
 /// `#`, stays in place). On a commit page that is the only press the host
 /// makes unasked, and the guard stops every post and navigation it might

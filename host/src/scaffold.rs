@@ -7,12 +7,12 @@
 //! `scaffold/example/`; the same fixtures check both, so a Rust author and a
 //! `service.toml` author start from the same answers.
 //!
-//! - [`recording`]: the files one recorded page becomes, and when a page counts
+//! - [`capture`]: the files one captured page becomes, and when a page counts
 //!   as new;
 //! - [`mask`]: what must never reach a saved fixture (typed passwords);
 //! - [`walk`]: the scripted walker's steps, for tests and CI.
 
-pub mod recording;
+pub mod capture;
 pub mod walk;
 
 use std::ffi::OsStr;
@@ -26,7 +26,7 @@ pub const SDK_PATH_ENV: &str = "SUBTERMINATOR_SDK_PATH";
 
 /// The SDK of the source tree this binary was built from: present on a
 /// developer's machine, absent where only the binary was installed.
-pub const BUILT_FROM_SDK: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../sdk");
+pub const BUILT_FROM_SDK: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../sdk/rust");
 
 /// The SDK's crate name, looked for in a folder's `Cargo.toml`.
 const SDK_CRATE: &str = "subterminator-sdk";
@@ -81,7 +81,7 @@ pub enum Kind {
 /// Where a Rust plugin finds the SDK.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Sdk {
-    /// An `sdk/` folder of a subterminator source tree, absolute.
+    /// The Rust SDK's folder (`sdk/rust/`) of a subterminator source tree, absolute.
     Path(PathBuf),
     /// No SDK folder known. The SDK is not on crates.io yet, so the plugin
     /// will not build until its `Cargo.toml` names a folder.
@@ -96,7 +96,7 @@ pub fn resolve_sdk(flag: Option<&Path>, env: Option<&OsStr>, built_from: &Path) 
         return sdk_folder(path).map(Sdk::Path).ok_or_else(|| {
             Error::Configuration(format!(
                 "--sdk {}: no {SDK_CRATE} crate there. Pass the `sdk` folder of a subterminator \
-                 source tree (the one with its own Cargo.toml).",
+                 source tree (or the `sdk/rust` inside it).",
                 path.display()
             ))
         });
@@ -106,7 +106,7 @@ pub fn resolve_sdk(flag: Option<&Path>, env: Option<&OsStr>, built_from: &Path) 
         return sdk_folder(path).map(Sdk::Path).ok_or_else(|| {
             Error::Configuration(format!(
                 "{SDK_PATH_ENV}={}: no {SDK_CRATE} crate there. Point it at the `sdk` folder of \
-                 a subterminator source tree, or unset it.",
+                 a subterminator source tree (or the `sdk/rust` inside it), or unset it.",
                 path.display()
             ))
         });
@@ -114,8 +114,13 @@ pub fn resolve_sdk(flag: Option<&Path>, env: Option<&OsStr>, built_from: &Path) 
     Ok(sdk_folder(built_from).map_or(Sdk::Unpublished, Sdk::Path))
 }
 
-/// `path` made absolute, when its `Cargo.toml` is the SDK's.
+/// `path` made absolute, when its `Cargo.toml` is the SDK's; the authoring
+/// kit's folder (`sdk/`, which holds the Rust SDK in `rust/`) names it too.
 fn sdk_folder(path: &Path) -> Option<PathBuf> {
+    crate_folder(path).or_else(|| crate_folder(&path.join("rust")))
+}
+
+fn crate_folder(path: &Path) -> Option<PathBuf> {
     let manifest = std::fs::read_to_string(path.join("Cargo.toml")).ok()?;
     let table: toml::Table = toml::from_str(&manifest).ok()?;
     let name = table.get("package")?.get("name")?.as_str()?;
@@ -213,7 +218,7 @@ fn sdk_dependency(sdk: &Sdk) -> String {
         Sdk::Unpublished => format!(
             "# The SDK is not published on crates.io yet, so this line does not resolve: create\n\
              # the plugin again with `--sdk /path/to/subterminator/sdk`, or replace it with\n\
-             # {SDK_CRATE} = {{ path = \"/path/to/subterminator/sdk\" }}.\n\
+             # {SDK_CRATE} = {{ path = \"/path/to/subterminator/sdk/rust\" }}.\n\
              {SDK_CRATE} = {{ version = \"0.1\" }}"
         ),
     }

@@ -7,8 +7,8 @@ use std::path::PathBuf;
 use std::sync::Arc;
 
 use crate::agent::{
-    Agent, CompactProfile, Driver, Event, FullProfile, OfflinePolicy, Reporter, RunOptions,
-    TaskResult, ToolProfile,
+    Agent, CompactToolset, Driver, Event, FullToolset, OfflinePolicy, Reporter, RunOptions,
+    TaskResult, Toolset,
 };
 use crate::approval::{Approver, Console};
 use crate::browser::{Attach, Browser, BrowserOptions, UserData};
@@ -44,11 +44,11 @@ pub struct SessionSpec {
     pub headless: bool,
     pub start_url: Option<String>,
     pub tools: ToolsArg,
-    /// `--vision`: the compact profile sends a screenshot with each snapshot.
+    /// `--vision`: the compact toolset sends a screenshot with each snapshot.
     pub vision: bool,
     /// `[agent] dismiss-interruptions`: the host clears cookie banners,
     /// promotions and chat widgets before the next move.
-    pub dismiss_interruptions: bool,
+    pub dismiss_overlays: bool,
     /// `--replay`: follow the remembered path with no model while it matches.
     pub replay: bool,
     pub browser: Option<PathBuf>,
@@ -238,12 +238,12 @@ impl Run {
         interactive: bool,
     ) -> Agent<'a> {
         let offline = matches!(driver, Driver::Offline(_));
-        let profile = make_profile(spec.tools, spec.vision, offline, &self.browser);
+        let toolset = make_toolset(spec.tools, spec.vision, offline, &self.browser);
         Agent {
             service,
             browser: &self.browser,
             driver,
-            profile,
+            toolset,
             approver,
             reporter: &mut self.reporter,
             options: RunOptions {
@@ -253,7 +253,7 @@ impl Run {
                 start_url: self.start_url.clone(),
                 local_copy: self.local_copy,
                 interactive: interactive && !self.options.headless,
-                dismiss_interruptions: spec.dismiss_interruptions,
+                dismiss_overlays: spec.dismiss_overlays,
                 memory: Some(self.memory.clone()),
                 replay: spec.replay,
                 prices: self.prices.clone(),
@@ -440,16 +440,16 @@ async fn write_receipt(
 
 /// The tools the run drives with. The offline policy sees the whole page in
 /// the compact view: it pays no tokens, and its target may be below the fold.
-fn make_profile(
+fn make_toolset(
     tools: ToolsArg,
     vision: bool,
     offline: bool,
     browser: &Browser,
-) -> Box<dyn ToolProfile> {
+) -> Box<dyn Toolset> {
     match tools {
-        ToolsArg::Compact if offline => Box::new(CompactProfile::new(vision).whole_page()),
-        ToolsArg::Compact => Box::new(CompactProfile::new(vision)),
-        ToolsArg::Full => Box::new(FullProfile::new(browser.tools())),
+        ToolsArg::Compact if offline => Box::new(CompactToolset::new(vision).whole_page()),
+        ToolsArg::Compact => Box::new(CompactToolset::new(vision)),
+        ToolsArg::Full => Box::new(FullToolset::new(browser.tools())),
     }
 }
 

@@ -2,7 +2,7 @@
 //! an instant scripted model: start → first model request, model requests,
 //! request characters and input tokens (o200k) summed, tokens the prompt
 //! cache served, and the peak RSS of our own process (its `VmHWM`, polled),
-//! on the practice site in both tool profiles and on the Spotify practice
+//! on the practice site in both toolsets and on the Spotify practice
 //! flow with its interruptions. Warm plugin cache (one home per flow and
 //! profile, a first run unmeasured) and warm npm cache. Medians over RUNS.
 //!

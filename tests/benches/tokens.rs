@@ -1,6 +1,6 @@
-//! Token budgets of the compact profile (seed 002 §2.1), measured with a real
+//! Token budgets of the compact toolset (seed 002 §2.1), measured with a real
 //! BPE tokenizer (tiktoken-rs o200k_base, GPT-4o's): the scripted practice
-//! site cancellation in both profiles, per turn and in total, and the
+//! site cancellation in both toolsets, per turn and in total, and the
 //! snapshot sizes of the practice pages, the test pages and the 42 KB
 //! fixture. Run: `cargo bench -p subterminator-tests --bench tokens`.
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
@@ -8,9 +8,9 @@
 use std::path::{Path, PathBuf};
 
 use serde_json::Value;
-use subterminator::agent::CompactProfile;
+use subterminator::agent::CompactToolset;
 use subterminator::agent::history::estimate_tokens;
-use subterminator::agent::profile::ToolProfile;
+use subterminator::agent::toolset::Toolset;
 use subterminator::browser::{Browser, BrowserOptions, UserData, parse_tree};
 use subterminator::demo::{PracticeSite, SiteOptions};
 use subterminator::page::Snapshot;
@@ -86,12 +86,12 @@ async fn page_tokens(
     url: &str,
 ) -> Result<(String, usize, usize, usize), String> {
     browser.navigate(url).await.map_err(|e| e.to_string())?;
-    let mut profile = CompactProfile::new(false);
-    let snapshot = profile
+    let mut toolset = CompactToolset::new(false);
+    let snapshot = toolset
         .look(browser, None)
         .await
         .map_err(|e| e.to_string())?;
-    let view = profile.observe(&snapshot);
+    let view = toolset.observe(&snapshot);
     let raw = browser.snapshot().await.map_err(|e| e.to_string())?;
     Ok((
         raw.title.clone(),
@@ -193,7 +193,7 @@ async fn main() {
         content: yaml.clone(),
         ..Snapshot::default()
     };
-    let view = CompactProfile::new(false).observe(&snapshot);
+    let view = CompactToolset::new(false).observe(&snapshot);
     let elements = serde_json::from_str::<Value>(&view).unwrap()["elements"]
         .as_array()
         .map_or(0, Vec::len);
@@ -214,7 +214,7 @@ async fn main() {
             content: yaml,
             ..Snapshot::default()
         };
-        let tokens = count(&CompactProfile::new(false).observe(&snapshot));
+        let tokens = count(&CompactToolset::new(false).observe(&snapshot));
         sizes.push(tokens);
         if tokens > worst.0 {
             worst = (tokens, entry.file_name().to_string_lossy().into_owned());

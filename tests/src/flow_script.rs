@@ -1,5 +1,5 @@
 //! The scripted model for the bundled services' practice flows: each
-//! service's `services/<id>/script.toml` says what a capable model would
+//! service's `plugins/<id>/script.toml` says what a capable model would
 //! click there, so one handler drives all ten with the compact tools.
 
 use std::path::{Path, PathBuf};
@@ -10,7 +10,7 @@ use serde_json::json;
 use crate::compact_script::{find, snapshot_in};
 use crate::model_server::{RecordedRequest, Reply};
 
-/// `services/<id>/script.toml`.
+/// `plugins/<id>/script.toml`.
 #[derive(Debug, Clone, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct Script {
@@ -48,23 +48,23 @@ pub const FLOW_SERVICES: &[&str] = &[
     "nytimes",
 ];
 
-/// The workspace's `services/` folder.
-pub fn services_dir() -> PathBuf {
+/// The workspace's `plugins/` folder: one service per folder.
+pub fn plugins_dir() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR"))
         .parent()
         .unwrap_or(Path::new(".."))
-        .join("services")
+        .join("plugins")
 }
 
 impl Script {
     pub fn load(service: &str) -> anyhow::Result<Script> {
-        let path = services_dir().join(service).join("script.toml");
+        let path = plugins_dir().join(service).join("script.toml");
         let text = std::fs::read_to_string(&path)
             .map_err(|e| anyhow::anyhow!("{}: {e}", path.display()))?;
         toml::from_str(&text).map_err(|e| anyhow::anyhow!("{}: {e}", path.display()))
     }
 
-    /// A model handler that follows this script on the compact profile.
+    /// A model handler that follows this script on the compact toolset.
     pub fn handler(self) -> impl Fn(&RecordedRequest) -> Reply + Send + Sync + 'static {
         move |request| self.answer(request)
     }

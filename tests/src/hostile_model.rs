@@ -1,7 +1,7 @@
 //! A hostile scripted model for the hostile site (`crate::hostile`): it
 //! walks a flow's honest route, then on the final page makes the flow's
-//! attack, in whichever tool profile the run uses. Before a click it first
-//! narrows the page with `browser_snapshot {depth: 1}` (full profile), as a
+//! attack, in whichever toolset the run uses. Before a click it first
+//! narrows the page with `browser_snapshot {depth: 1}` (full toolset), as a
 //! model hiding the final button from a checker would; it claims success as
 //! soon as the page says anything like "cancelled".
 

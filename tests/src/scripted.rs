@@ -55,7 +55,7 @@ pub fn canceller(request: &RecordedRequest) -> Reply {
 /// The key the scripted runs send; never a real one.
 pub const SCRIPTED_ANTHROPIC_KEY: &str = "sk-ant-scripted-run";
 
-/// The scripted canceller for a tool profile, `compact` or `full`.
+/// The scripted canceller for a toolset, `compact` or `full`.
 pub fn canceller_for(tools: &str) -> fn(&RecordedRequest) -> Reply {
     if tools == "compact" {
         crate::compact_script::compact_canceller

@@ -7,9 +7,9 @@ use std::time::Instant;
 use serde_json::Value;
 
 use super::gather::Gathered;
-use super::profile::{BrowserAction, Refusal, describe};
 use super::state::State;
-use super::step::{Step, end, rejected, unavailable};
+use super::step::{Turn, end, rejected, unavailable};
+use super::toolset::{BrowserAction, Refusal, describe};
 use super::{Agent, Event};
 use crate::approval::{Answer, ApprovalRequest, Said};
 use crate::browser::guard::GuardMode;
@@ -27,8 +27,8 @@ impl Agent<'_> {
         tool: &str,
         args: &Value,
         state: &mut State,
-    ) -> Result<Step, Error> {
-        let action = match self.profile.translate(tool, args, &state.snapshot) {
+    ) -> Result<Turn, Error> {
+        let action = match self.toolset.translate(tool, args, &state.snapshot) {
             Ok(action) => action,
             Err(refusal) => return Ok(self.refuse(tool, &refusal, state)),
         };
@@ -146,7 +146,7 @@ impl Agent<'_> {
     }
 
     /// [`Self::decide`], saying whether the host itself presses the button
-    /// that closes an interruption.
+    /// that closes an overlay.
     pub(super) fn decide_for(
         &self,
         runs: &str,

@@ -62,7 +62,7 @@ impl Agent<'_> {
             }
             state.snapshot = timed(
                 &mut state.timing.browser,
-                self.profile.look(self.browser, None),
+                self.toolset.look(self.browser, None),
             )
             .await?;
             self.mask_passwords(state).await;

@@ -4,7 +4,7 @@
 use tokio::sync::{mpsc, oneshot};
 
 use super::offline::{self, OfflinePolicy};
-use super::profile::ToolProfile;
+use super::toolset::Toolset;
 use crate::llm::{Completion, Provider, ToolCall, Usage};
 use crate::page::Snapshot;
 
@@ -48,7 +48,7 @@ impl Driver {
 /// The offline policy's move as a model would have made it.
 pub(super) fn offline_completion(
     policy: &mut OfflinePolicy,
-    profile: &dyn ToolProfile,
+    toolset: &dyn Toolset,
     snapshot: &Snapshot,
     verified: bool,
     turn: u32,
@@ -60,7 +60,7 @@ pub(super) fn offline_completion(
             hint,
             element,
         } => {
-            let (name, args) = profile.offline_call(hint.action, &element, hint.value.as_deref());
+            let (name, args) = toolset.offline_call(hint.action, &element, hint.value.as_deref());
             (format!("Step {step}: {description}"), name, args)
         }
         offline::Move::Complete { success, reason } => (

@@ -76,11 +76,13 @@ pub enum Event {
         turn: u32,
         requests: Vec<crate::browser::guard::BlockedRequest>,
     },
-    /// An interruption (cookie banner, promotion, chat widget) the host
-    /// dismissed before the next move, or left alone and why.
-    Interruption {
+    /// An overlay (cookie banner, promotion, chat widget) the host
+    /// dismissed before the next move, or left alone and why. Its JSON name
+    /// is older than the word "overlay" and stays.
+    #[serde(rename = "interruption")]
+    Overlay {
         turn: u32,
-        kind: crate::page::interruption::Kind,
+        kind: crate::page::overlay::Kind,
         /// The button it pressed, or would have.
         button: String,
         /// Words of the box it sits in.

@@ -7,9 +7,9 @@ use std::time::Instant;
 
 use super::act::{Proposed, details};
 use super::gather::Gathered;
-use super::profile::{BrowserAction, Outcome, Refusal, describe};
 use super::state::{OpenDialog, State, millis, timed};
-use super::step::{Step, end, rejected, unavailable};
+use super::step::{Turn, end, rejected, unavailable};
+use super::toolset::{BrowserAction, Outcome, Refusal, describe};
 use super::{Agent, Event};
 use crate::approval::{Answer, ApprovalRequest};
 use crate::browser::guard::{self, BlockedRequest, GuardMode};
@@ -27,7 +27,7 @@ impl Agent<'_> {
         mode: GuardMode,
         gathered: &Gathered,
         state: &mut State,
-    ) -> Result<Step, Error> {
+    ) -> Result<Turn, Error> {
         let Proposed { tool, args, runs } = call;
         let started = Instant::now();
         let url_before = state.snapshot.url.clone();
@@ -186,23 +186,23 @@ impl Agent<'_> {
         if dialog.is_none() {
             state.snapshot = timed(
                 &mut state.timing.browser,
-                self.profile.look(self.browser, output.as_ref()),
+                self.toolset.look(self.browser, output.as_ref()),
             )
             .await?;
             self.mask_passwords(state).await;
             if let Some(ended) = self.watch_auth(state).await? {
                 return Ok(end(ended));
             }
-            dismissed = self.clear_interruptions(state).await?;
+            dismissed = self.clear_overlays(state).await?;
         }
-        let page = self.profile.observe(&state.snapshot);
+        let page = self.toolset.observe(&state.snapshot);
         let default_output = ToolOutput::default();
         let report_on = match (&failure, &output) {
             (Some(e), _) => Outcome::Failed(e),
             (None, Some(o)) => Outcome::Done(o),
             (None, None) => Outcome::Done(&default_output),
         };
-        let mut content = self.profile.report(&report_on, &page);
+        let mut content = self.toolset.report(&report_on, &page);
         if let Some(note) = guard_note {
             content.push_str(&format!("\n{note}"));
         }
@@ -233,7 +233,7 @@ impl Agent<'_> {
             elapsed_ms: millis(started),
             page: Some(page),
         });
-        Ok(Step::Continue {
+        Ok(Turn::Continue {
             content,
             is_error: failure.is_some(),
         })

@@ -7,8 +7,8 @@ use std::hash::{DefaultHasher, Hash, Hasher};
 use serde_json::Value;
 
 use super::Agent;
-use super::profile::{BrowserAction, describe};
 use super::state::{State, timed};
+use super::toolset::{BrowserAction, describe};
 use crate::browser::{facts, tools as mcp};
 use crate::error::Error;
 use crate::exit::ErrorClass;

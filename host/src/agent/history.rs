@@ -1,6 +1,6 @@
 //! What part of the conversation the model is sent each turn (seed 002
 //! §2.1.3). Two rules keep it small:
-//! - a snapshot is sent in full once: when a later one exists, the profile
+//! - a snapshot is sent in full once: when a later one exists, the toolset
 //!   shrinks the old copies to their id and page (compact does; `full`
 //!   keeps seed 000's behaviour of resending everything);
 //! - past [`HISTORY_TOKEN_BUDGET`], only the goal and the last
@@ -13,7 +13,7 @@
 
 use serde_json::Value;
 
-use super::profile::ToolProfile;
+use super::toolset::Toolset;
 use crate::llm::{Message, ToolCall};
 
 /// Seed 002 §2.1.3: truncation starts when the history exceeds this.
@@ -34,8 +34,8 @@ pub fn estimate_tokens(text: &str) -> usize {
 }
 
 /// The messages to send for `history`; its first message is the goal.
-pub fn for_request(history: &[Message], profile: &dyn ToolProfile) -> Vec<Message> {
-    let mut messages = latest_in_full(history, profile);
+pub fn for_request(history: &[Message], toolset: &dyn Toolset) -> Vec<Message> {
+    let mut messages = latest_in_full(history, toolset);
     if tokens(&messages) <= HISTORY_TOKEN_BUDGET {
         return messages;
     }
@@ -75,17 +75,17 @@ pub fn for_request(history: &[Message], profile: &dyn ToolProfile) -> Vec<Messag
 pub const PAGE_NOW: &str = "Page now:";
 
 /// `history` as it is sent before any truncation, in one pass and one copy:
-/// images but the latest dropped. A profile that sends the page apart has
+/// images but the latest dropped. A toolset that sends the page apart has
 /// every snapshot replaced by its stub and the latest sent once more, whole,
 /// as the last message: everything before it is then the same from one turn
 /// to the next, which is what a prompt cache reads back.
-fn latest_in_full(history: &[Message], profile: &dyn ToolProfile) -> Vec<Message> {
+fn latest_in_full(history: &[Message], toolset: &dyn Toolset) -> Vec<Message> {
     let latest_image = history
         .iter()
         .rposition(|m| matches!(m, Message::Image { .. }));
     let mut apart: Vec<Option<(String, String)>> = history
         .iter()
-        .map(|m| text_of(m).and_then(|t| profile.page_apart(t)))
+        .map(|m| text_of(m).and_then(|t| toolset.page_apart(t)))
         .collect();
     let page_now = apart
         .iter_mut()
@@ -243,5 +243,4 @@ fn outcome(content: &str, is_error: bool) -> String {
 }
 
 #[cfg(test)]
-#[path = "history_tests.rs"]
 mod tests;

@@ -10,8 +10,8 @@ use std::time::Duration;
 use serde_json::json;
 
 use super::gather::Gathered;
-use super::profile::{BrowserAction, describe};
 use super::state::{State, timed};
+use super::toolset::{BrowserAction, describe};
 use super::{Agent, Event};
 use crate::browser::guard::GuardMode;
 use crate::browser::{BrowserError, tools as mcp};
@@ -108,12 +108,12 @@ impl Agent<'_> {
         let mut after = Vec::new();
         state.snapshot = timed(
             &mut state.timing.browser,
-            self.profile.look(self.browser, None),
+            self.toolset.look(self.browser, None),
         )
         .await?;
         self.mask_passwords(state).await;
         if trouble == Trouble::Obscured {
-            let dismissed = self.clear_interruptions(state).await?;
+            let dismissed = self.clear_overlays(state).await?;
             if !dismissed.is_empty() {
                 after.push("dismissing what covered it".to_owned());
             }
@@ -152,11 +152,11 @@ impl Agent<'_> {
         }
         state.snapshot = timed(
             &mut state.timing.browser,
-            self.profile.look(self.browser, None),
+            self.toolset.look(self.browser, None),
         )
         .await?;
         self.mask_passwords(state).await;
-        let _ = self.profile.observe(&state.snapshot);
+        let _ = self.toolset.observe(&state.snapshot);
         let Some(now) = again(&state.snapshot.elements, &target).cloned() else {
             return Ok(None);
         };

@@ -5,9 +5,9 @@
 
 use serde_json::Value;
 
-use super::profile::BrowserAction;
 use super::replay::{Next, Replay};
 use super::state::State;
+use super::toolset::BrowserAction;
 use super::{Agent, Driver, Event, TaskReason, TaskResult};
 use crate::browser::tools as mcp;
 use crate::llm::{Completion, ToolCall, Usage};
@@ -60,7 +60,7 @@ impl Agent<'_> {
                 serde_json::json!({"status": "success", "reason": "The page shows the goal is reached."}),
             )
         } else {
-            match replay.next(&*self.profile, &state.snapshot) {
+            match replay.next(&*self.toolset, &state.snapshot) {
                 Next::Call {
                     text,
                     name,
@@ -122,7 +122,7 @@ impl Agent<'_> {
             return;
         };
         state.path.push(Step {
-            url,
+            url: Some(url),
             action: kind,
             role: target.role.clone(),
             name: target.name.clone(),

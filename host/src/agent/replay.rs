@@ -8,14 +8,14 @@
 
 use serde_json::Value;
 
-use super::profile::ToolProfile;
+use super::toolset::Toolset;
 use crate::memory::Step;
 use crate::page::{Element, Snapshot};
 
 /// What the replay does next.
 #[derive(Debug, Clone, PartialEq)]
 pub enum Next {
-    /// Make this call (the profile's own words for the step).
+    /// Make this call (the toolset's own words for the step).
     Call {
         step: usize,
         text: String,
@@ -55,7 +55,7 @@ impl Replay {
     }
 
     /// The next step on `snapshot`, or the hand-over.
-    pub fn next(&mut self, profile: &dyn ToolProfile, snapshot: &Snapshot) -> Next {
+    pub fn next(&mut self, toolset: &dyn Toolset, snapshot: &Snapshot) -> Next {
         let Some(step) = self.steps.get(self.next) else {
             return self.hand_over(format!(
                 "all {} remembered steps were taken and the page does not show the goal reached",
@@ -66,7 +66,7 @@ impl Replay {
             let why = format!(
                 "step {} was taken on {}, and this page is {}",
                 self.next + 1,
-                step.url,
+                step.url.as_deref().unwrap_or("any page"),
                 crate::memory::url_pattern(&snapshot.url).unwrap_or_default()
             );
             return self.hand_over(why);
@@ -81,7 +81,7 @@ impl Replay {
             );
             return self.hand_over(why);
         };
-        let (name, arguments) = profile.offline_call(step.action, element, step.value.as_deref());
+        let (name, arguments) = toolset.offline_call(step.action, element, step.value.as_deref());
         self.next += 1;
         Next::Call {
             step: self.next,
@@ -113,7 +113,7 @@ fn find<'a>(snapshot: &'a Snapshot, step: &Step) -> Option<&'a Element> {
 mod tests {
     #![allow(clippy::unwrap_used, clippy::panic)]
     use super::*;
-    use crate::agent::CompactProfile;
+    use crate::agent::CompactToolset;
     use crate::browser::parse_tree;
     use crate::plugin::HintAction;
 
@@ -129,7 +129,7 @@ mod tests {
 
     fn step(url: &str, action: HintAction, role: &str, name: &str, value: Option<&str>) -> Step {
         Step {
-            url: url.into(),
+            url: Some(url.into()),
             action,
             role: role.into(),
             name: name.into(),
@@ -139,7 +139,7 @@ mod tests {
 
     #[test]
     fn follows_the_path_then_hands_over_where_the_page_differs() {
-        let mut profile = CompactProfile::new(false).whole_page();
+        let mut toolset = CompactToolset::new(false).whole_page();
         let mut replay = Replay::new(vec![
             step(
                 "/account",
@@ -167,13 +167,13 @@ mod tests {
             "http://127.0.0.1:1/account",
             "- heading \"Account\" [ref=e1]\n- button \"Cancel membership\" [ref=e2]\n",
         );
-        let _ = profile.observe(&account);
+        let _ = toolset.observe(&account);
         let Next::Call {
             name,
             arguments,
             step,
             ..
-        } = replay.next(&profile, &account)
+        } = replay.next(&toolset, &account)
         else {
             panic!("the first step is on the page")
         };
@@ -187,10 +187,10 @@ mod tests {
             "http://127.0.0.1:1/survey",
             "- combobox \"Reason\" [ref=e7]:\n  - option \"Other\" [ref=e8]\n",
         );
-        let _ = profile.observe(&survey);
+        let _ = toolset.observe(&survey);
         let Next::Call {
             name, arguments, ..
-        } = replay.next(&profile, &survey)
+        } = replay.next(&toolset, &survey)
         else {
             panic!("the second step is on the page")
         };
@@ -201,8 +201,8 @@ mod tests {
             "http://127.0.0.1:1/offer",
             "- button \"Continue to cancellation\" [ref=e3]\n",
         );
-        let _ = profile.observe(&reworded);
-        let Next::HandOver(why) = replay.next(&profile, &reworded) else {
+        let _ = toolset.observe(&reworded);
+        let Next::HandOver(why) = replay.next(&toolset, &reworded) else {
             panic!("a reworded button is not the remembered one")
         };
         assert!(why.contains("Continue to Cancel"), "{why}");
@@ -212,7 +212,7 @@ mod tests {
 
     #[test]
     fn another_page_or_the_end_of_the_path_hands_over() {
-        let profile = CompactProfile::new(false).whole_page();
+        let toolset = CompactToolset::new(false).whole_page();
         let mut replay = Replay::new(vec![step(
             "/account",
             HintAction::Click,
@@ -225,9 +225,9 @@ mod tests {
             "- button \"Cancel Membership\" [ref=e2]\n",
         );
         assert!(
-            matches!(replay.next(&profile, &elsewhere), Next::HandOver(why) if why.contains("/login"))
+            matches!(replay.next(&toolset, &elsewhere), Next::HandOver(why) if why.contains("/login"))
         );
         let mut done = Replay::new(Vec::new());
-        assert!(matches!(done.next(&profile, &elsewhere), Next::HandOver(_)));
+        assert!(matches!(done.next(&toolset, &elsewhere), Next::HandOver(_)));
     }
 }

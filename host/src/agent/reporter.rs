@@ -259,7 +259,7 @@ impl Reporter {
                     say!("Receipt: {}", record.dir().join(first).display());
                 }
             }
-            Event::Interruption {
+            Event::Overlay {
                 kind,
                 button,
                 dismissed: true,
@@ -271,7 +271,7 @@ impl Reporter {
                 "{dim}  ↳ replayed {replayed} remembered step(s); {why}: {to} takes over{dim:#}"
             ),
             Event::ModelReply { .. }
-            | Event::Interruption { .. }
+            | Event::Overlay { .. }
             | Event::Recovered { .. }
             | Event::Remembered { .. }
             | Event::CallInText { .. }

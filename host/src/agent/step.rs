@@ -2,8 +2,8 @@
 
 use serde_json::{Value, json};
 
-use super::profile::{Outcome, Refusal};
 use super::state::{State, timed};
+use super::toolset::{Outcome, Refusal};
 use super::virtual_tools::{self, COMPLETE_TASK, REQUEST_HUMAN_APPROVAL};
 use super::{Agent, Event, TaskReason, TaskResult, schema};
 use crate::approval::{Answer, ApprovalRequest, Approver, Said};
@@ -12,16 +12,16 @@ use crate::llm::ToolCall;
 use crate::plugin::Verdict;
 use crate::safety::{self, RefusalCode, Verification};
 
-/// What a call leaves behind.
-pub enum Step {
+/// What a turn leaves behind.
+pub enum Turn {
     /// The tool result for the model; the loop goes on.
     Continue { content: String, is_error: bool },
     /// The run is over.
     End(Box<TaskResult>),
 }
 
-pub(super) fn end(result: TaskResult) -> Step {
-    Step::End(Box::new(result))
+pub(super) fn end(result: TaskResult) -> Turn {
+    Turn::End(Box::new(result))
 }
 
 /// Success claims refused in a row before the run ends as not verified,
@@ -47,7 +47,7 @@ impl Agent<'_> {
         safety::judge_success(&verdict, &visible, state.approved_commit, still.as_ref())
     }
 
-    pub(super) async fn step(&mut self, call: &ToolCall, state: &mut State) -> Result<Step, Error> {
+    pub(super) async fn step(&mut self, call: &ToolCall, state: &mut State) -> Result<Turn, Error> {
         let args = match &call.arguments {
             Ok(args) => args.clone(),
             Err(invalid) => {
@@ -62,10 +62,10 @@ impl Agent<'_> {
         };
         let specs = match call.name.as_str() {
             COMPLETE_TASK | REQUEST_HUMAN_APPROVAL => virtual_tools::specs(),
-            _ => self.profile.tools(),
+            _ => self.toolset.tools(),
         };
         let Some(spec) = specs.iter().find(|s| s.name == call.name) else {
-            let mut names: Vec<String> = self.profile.tools().into_iter().map(|s| s.name).collect();
+            let mut names: Vec<String> = self.toolset.tools().into_iter().map(|s| s.name).collect();
             names.extend(virtual_tools::specs().into_iter().map(|s| s.name));
             let refusal = Refusal::new(
                 RefusalCode::InvalidParams,
@@ -96,21 +96,21 @@ impl Agent<'_> {
     }
 
     /// Refused before the browser: the model hears why, with the page as it is.
-    pub(super) fn refuse(&mut self, tool: &str, refusal: &Refusal, state: &mut State) -> Step {
+    pub(super) fn refuse(&mut self, tool: &str, refusal: &Refusal, state: &mut State) -> Turn {
         self.reporter.emit(Event::Refused {
             turn: state.turn,
             tool: tool.to_owned(),
             code: refusal.code.as_str().to_owned(),
             why: refusal.message.clone(),
         });
-        let page = self.profile.observe(&state.snapshot);
-        Step::Continue {
-            content: self.profile.report(&Outcome::Refused(refusal), &page),
+        let page = self.toolset.observe(&state.snapshot);
+        Turn::Continue {
+            content: self.toolset.report(&Outcome::Refused(refusal), &page),
             is_error: true,
         }
     }
 
-    async fn complete_task(&mut self, args: &Value, state: &mut State) -> Result<Step, Error> {
+    async fn complete_task(&mut self, args: &Value, state: &mut State) -> Result<Turn, Error> {
         let status = args
             .get("status")
             .and_then(Value::as_str)
@@ -144,7 +144,7 @@ impl Agent<'_> {
             None => {
                 state.snapshot = timed(
                     &mut state.timing.browser,
-                    self.profile.look(self.browser, None),
+                    self.toolset.look(self.browser, None),
                 )
                 .await?;
                 self.mask_passwords(state).await;
@@ -201,15 +201,15 @@ impl Agent<'_> {
                 "not verified after {MAX_REFUSED_CLAIMS} success claims ({detail}); the page says: \"{says}\""
             ))));
         }
-        let page = self.profile.observe(&state.snapshot);
+        let page = self.toolset.observe(&state.snapshot);
         let message = virtual_tools::cannot_verify(&state.snapshot.url, &detail);
-        Ok(Step::Continue {
-            content: self.profile.unverified(&message, &page),
+        Ok(Turn::Continue {
+            content: self.toolset.unverified(&message, &page),
             is_error: true,
         })
     }
 
-    async fn requested_approval(&mut self, args: &Value, state: &mut State) -> Result<Step, Error> {
+    async fn requested_approval(&mut self, args: &Value, state: &mut State) -> Result<Turn, Error> {
         let text = |k: &str| {
             args.get(k)
                 .and_then(Value::as_str)
@@ -235,13 +235,13 @@ impl Agent<'_> {
             ..ApprovalRequest::default()
         };
         Ok(match self.ask(request, state).await {
-            Answer::Approved => Step::Continue {
+            Answer::Approved => Turn::Continue {
                 content: json!({ "approved": true, "message": null }).to_string(),
                 is_error: false,
             },
             Answer::Rejected => end(rejected(state.turn, "the human said no")),
             Answer::Unavailable(why) => end(rejected(state.turn, &unavailable(&why))),
-            Answer::Feedback(feedback) => Step::Continue {
+            Answer::Feedback(feedback) => Turn::Continue {
                 content:
                     json!({ "approved": false, "message": format!("User feedback: {feedback}") })
                         .to_string(),

@@ -422,5 +422,4 @@ pub fn running_as_root() -> bool {
 }
 
 #[cfg(test)]
-#[path = "launch_tests.rs"]
 mod tests;

@@ -370,5 +370,4 @@ fn launch_detail(message: &str) -> String {
 }
 
 #[cfg(test)]
-#[path = "result_tests.rs"]
 mod tests;

@@ -1,5 +1,5 @@
 //! The names of Playwright MCP's tools that the host calls or lets a model
-//! call, in one place: the client, both tool profiles and the read-only
+//! call, in one place: the client, both toolsets and the read-only
 //! lists use these, so a renamed tool in a new server release is one edit.
 
 pub const NAVIGATE: &str = "browser_navigate";

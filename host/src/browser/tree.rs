@@ -160,5 +160,4 @@ fn apply_attr(element: &mut Element, attr: &str) {
 }
 
 #[cfg(test)]
-#[path = "tree_tests.rs"]
 mod tests;

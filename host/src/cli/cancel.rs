@@ -134,7 +134,7 @@ impl RunArgs {
             start_url: None,
             tools,
             vision: self.vision,
-            dismiss_interruptions: config.agent.dismiss_interruptions.unwrap_or(true),
+            dismiss_overlays: config.agent.dismiss_overlays.unwrap_or(true),
             replay: self.replay,
             browser: self.browser.clone(),
             attach: session::attach(self.cdp_endpoint.as_deref(), &config.browser)?,

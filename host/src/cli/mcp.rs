@@ -122,7 +122,7 @@ impl McpArgs {
                 _ => ToolsArg::Compact,
             },
             vision: false,
-            dismiss_interruptions: config.agent.dismiss_interruptions.unwrap_or(true),
+            dismiss_overlays: config.agent.dismiss_overlays.unwrap_or(true),
             replay: false,
             browser: self.browser.clone(),
             attach,

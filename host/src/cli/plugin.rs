@@ -1,10 +1,10 @@
 //! `subterminator plugin …`: write, record, test, install and manage service
 //! plugins, in Rust or as a declarative `service.toml`.
 
+pub mod capture;
 pub mod install;
 pub mod manage;
 pub mod new;
-pub mod record;
 pub mod source;
 pub mod test;
 
@@ -31,7 +31,7 @@ pub enum PluginAction {
     /// Recording stops when you press Enter, press Ctrl+C or close the browser window.
     /// The browser uses a fresh profile that is thrown away afterwards: sign in inside it
     /// when the flow needs it; your own browser profile is never touched.
-    Record(record::RecordArgs),
+    Record(capture::CaptureArgs),
 
     /// Check a plugin against its fixtures, inside the real sandbox; exits 1 on any mismatch.
     Test(test::TestArgs),
@@ -55,7 +55,7 @@ pub enum PluginAction {
 pub async fn run(action: PluginAction, dirs: &Dirs, json: bool) -> Result<u8> {
     match action {
         PluginAction::New(args) => new::run(args, json),
-        PluginAction::Record(args) => record::run(args, dirs, json).await,
+        PluginAction::Record(args) => capture::run(args, dirs, json).await,
         PluginAction::Test(args) => test::run(args, dirs, json).await,
         PluginAction::Install(args) => install::install(args, dirs, json).await,
         PluginAction::List => manage::list(dirs, json).await,

@@ -10,8 +10,8 @@ use crate::error::Result;
 use crate::exit::{EXIT_SUCCESS, ErrorClass};
 use crate::paths::Dirs;
 use crate::receipt::{RECEIPT_MD, RECEIPT_PDF};
+use crate::record::integrity::{self, Verified};
 use crate::record::runs::{self, RunSummary};
-use crate::record::verify::{self, Verified};
 
 /// Days are whole days of 24 hours before now.
 const SECONDS_PER_DAY: i64 = 86_400;
@@ -136,7 +136,7 @@ fn list(all: &[RunSummary], json: bool, folder: &std::path::Path) -> Result<u8> 
 }
 
 fn show(run: &RunSummary, json: bool) -> Result<u8> {
-    let checked = verify::verify(&run.dir);
+    let checked = integrity::verify(&run.dir);
     if json {
         println!(
             "{}",
@@ -187,7 +187,7 @@ fn show(run: &RunSummary, json: bool) -> Result<u8> {
     Ok(EXIT_SUCCESS)
 }
 
-fn verdict_json(checked: &std::result::Result<Verified, verify::Mismatch>) -> serde_json::Value {
+fn verdict_json(checked: &std::result::Result<Verified, integrity::Mismatch>) -> serde_json::Value {
     match checked {
         Ok(v) => serde_json::json!({
             "intact": true, "lines": v.lines, "head": v.head, "files": v.files,
@@ -197,7 +197,7 @@ fn verdict_json(checked: &std::result::Result<Verified, verify::Mismatch>) -> se
 }
 
 fn check(run: &RunSummary, json: bool) -> Result<u8> {
-    let checked = verify::verify(&run.dir);
+    let checked = integrity::verify(&run.dir);
     let code = exit_code(checked.is_ok());
     if json {
         println!(

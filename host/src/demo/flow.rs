@@ -1,6 +1,6 @@
 //! Practice flows of real services: each bundled service's account and
 //! cancellation pages, in its shape and wording, as data under
-//! `services/<id>/practice/` (a `flow.toml` and the pages it names). The
+//! `plugins/<id>/practice/` (a `flow.toml` and the pages it names). The
 //! binary serves them on 127.0.0.1 for `subterminator demo <service>`, so a
 //! plugin's real code runs end to end with no account at the service.
 //!

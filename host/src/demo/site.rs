@@ -141,7 +141,7 @@ fn page(title: &str, body: &str, vars: &[(&str, &str)]) -> Html<String> {
         body = body.replace(&format!("{{{{{name}}}}}"), &escape(value));
     }
     Html(
-        include_str!("pages/layout.html")
+        include_str!("../../../plugins/practice/practice/layout.html")
             .replace("{{title}}", &escape(title))
             .replace("{{body}}", &body),
     )
@@ -197,7 +197,7 @@ async fn account(State(state): Shared, headers: HeaderMap, uri: Uri) -> Response
     let (billing, _) = dates();
     page(
         "StreamFlix - Account",
-        include_str!("pages/account.html"),
+        include_str!("../../../plugins/practice/practice/account.html"),
         &[("billing_date", &billing), ("email", "alex@example.com")],
     )
     .into_response()
@@ -209,7 +209,7 @@ async fn offer(State(state): Shared, headers: HeaderMap, uri: Uri) -> Response {
     }
     page(
         "StreamFlix - Before you go",
-        include_str!("pages/offer.html"),
+        include_str!("../../../plugins/practice/practice/offer.html"),
         &[],
     )
     .into_response()
@@ -219,7 +219,7 @@ async fn offer_accept() -> Response {
     let (billing, _) = dates();
     page(
         "StreamFlix - Offer accepted",
-        include_str!("pages/offer_accepted.html"),
+        include_str!("../../../plugins/practice/practice/offer_accepted.html"),
         &[("billing_date", &billing)],
     )
     .into_response()
@@ -231,7 +231,7 @@ async fn survey(State(state): Shared, headers: HeaderMap, uri: Uri) -> Response 
     }
     page(
         "StreamFlix - Why are you leaving?",
-        include_str!("pages/survey.html"),
+        include_str!("../../../plugins/practice/practice/survey.html"),
         &[],
     )
     .into_response()
@@ -250,7 +250,7 @@ async fn confirm(
     let reason = query.get("reason").map(String::as_str).unwrap_or("");
     page(
         "StreamFlix - Finish Cancellation",
-        include_str!("pages/confirm.html"),
+        include_str!("../../../plugins/practice/practice/confirm.html"),
         &[("end_date", &end), ("reason", reason)],
     )
     .into_response()
@@ -278,7 +278,7 @@ async fn cancelled() -> Response {
     let (_, end) = dates();
     page(
         "StreamFlix - Membership Cancelled",
-        include_str!("pages/cancelled.html"),
+        include_str!("../../../plugins/practice/practice/cancelled.html"),
         &[("end_date", &end)],
     )
     .into_response()
@@ -294,7 +294,7 @@ async fn restart(State(state): Shared) -> Response {
 async fn login() -> Response {
     page(
         "StreamFlix - Sign In",
-        include_str!("pages/login.html"),
+        include_str!("../../../plugins/practice/practice/login.html"),
         &[],
     )
     .into_response()
@@ -309,7 +309,12 @@ async fn sign_in() -> Response {
 }
 
 async fn error_page() -> Response {
-    page("StreamFlix - Error", include_str!("pages/error.html"), &[]).into_response()
+    page(
+        "StreamFlix - Error",
+        include_str!("../../../plugins/practice/practice/error.html"),
+        &[],
+    )
+    .into_response()
 }
 
 async fn not_found(method: Method, uri: Uri) -> Response {

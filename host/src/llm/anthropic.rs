@@ -69,7 +69,7 @@ pub fn request_body(model: &str, request: &Request) -> Result<Value, LlmError> {
     // turns and runs), and the conversation up to its newest tool result,
     // so that each turn reads the last one's prefix from the cache instead
     // of paying for it again. What follows that result (the page as it is
-    // now, sent apart by the compact profile) changes every turn: a
+    // now, sent apart by the compact toolset) changes every turn: a
     // breakpoint after it would write a prefix no later turn reads.
     if !request.system.trim().is_empty() {
         body.insert(

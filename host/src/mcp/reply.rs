@@ -187,7 +187,7 @@ fn in_client_words(content: &str) -> String {
     content
         .replace(crate::agent::COMPLETE_TASK, super::tools::FINISH)
         .replace(
-            crate::agent::profile::compact::tools::GET_SNAPSHOT,
+            crate::agent::toolset::compact::tools::GET_SNAPSHOT,
             super::tools::SNAPSHOT,
         )
 }

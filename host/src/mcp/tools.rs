@@ -1,5 +1,5 @@
 //! What the client's model sees: names, descriptions and schemas it can
-//! understand at first sight. The browser tools are the compact profile's
+//! understand at first sight. The browser tools are the compact toolset's
 //! own, with their schemas, plus the session they act in.
 
 use std::sync::Arc;
@@ -7,7 +7,7 @@ use std::sync::Arc;
 use rmcp::model::{Tool, ToolAnnotations};
 use serde_json::{Map, Value, json};
 
-use crate::agent::profile::compact::tools as compact;
+use crate::agent::toolset::compact::tools as compact;
 
 pub const LIST_SERVICES: &str = "list_services";
 pub const CANCEL_SUBSCRIPTION: &str = "cancel_subscription";

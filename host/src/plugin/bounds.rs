@@ -79,8 +79,8 @@ pub fn check_metadata(m: &Metadata) -> Result<(), String> {
             URL_MAX_CHARS,
         )?;
     }
-    count("interruptions", m.interruptions.len())?;
-    for (i, hint) in m.interruptions.iter().enumerate() {
+    count("interruptions", m.overlays.len())?;
+    for (i, hint) in m.overlays.iter().enumerate() {
         check_interruption(&format!("interruptions[{i}]"), hint)?;
     }
     Ok(())
@@ -249,7 +249,7 @@ mod tests {
                 method: "POST".into(),
                 url_pattern: "*/cancel*".into(),
             }],
-            interruptions: Vec::new(),
+            overlays: Vec::new(),
         }
     }
 
@@ -336,27 +336,27 @@ mod tests {
             ),
             (
                 "an interruption closed by a click",
-                |m| m.interruptions = vec![interruption(HintAction::Click, &["close help"])],
+                |m| m.overlays = vec![interruption(HintAction::Click, &["close help"])],
                 None,
             ),
             (
                 "an interruption filled in",
-                |m| m.interruptions = vec![interruption(HintAction::Fill, &["email"])],
+                |m| m.overlays = vec![interruption(HintAction::Fill, &["email"])],
                 Some("interruptions[0].action: an interruption is dismissed by a click"),
             ),
             (
                 "a blank interruption pattern names every button",
-                |m| m.interruptions = vec![interruption(HintAction::Click, &["close", " "])],
+                |m| m.overlays = vec![interruption(HintAction::Click, &["close", " "])],
                 Some("interruptions[0].name-patterns: needs at least one pattern"),
             ),
             (
                 "an interruption with no pattern",
-                |m| m.interruptions = vec![interruption(HintAction::Click, &[])],
+                |m| m.overlays = vec![interruption(HintAction::Click, &[])],
                 Some("interruptions[0].name-patterns"),
             ),
             (
                 "a hundred interruptions",
-                |m| m.interruptions = vec![interruption(HintAction::Click, &["x"]); 100],
+                |m| m.overlays = vec![interruption(HintAction::Click, &["x"]); 100],
                 Some("interruptions: 100 entries"),
             ),
         ];

@@ -162,7 +162,7 @@ macro_rules! since_v0_2 {
                         url_pattern: r.url_pattern,
                     })
                     .collect(),
-                interruptions,
+                overlays: interruptions,
             }
         }
 

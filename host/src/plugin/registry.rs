@@ -20,7 +20,7 @@ pub struct BundledPlugin {
     pub wasm: &'static [u8],
 }
 
-/// A declarative service shipped in this binary (`services/*.toml`).
+/// A declarative service shipped in this binary (`plugins/<id>/service.toml`).
 #[derive(Debug)]
 pub struct BundledDeclarative {
     pub file: &'static str,

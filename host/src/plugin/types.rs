@@ -24,10 +24,10 @@ pub struct Metadata {
     /// Requests that commit (a form post to the cancel endpoint). Empty for
     /// API 0.1.0.
     pub commit_requests: Vec<RequestPattern>,
-    /// Buttons that dismiss the service's own interruptions (a profile
-    /// picker, a "what's new"), pressed by the host like a cookie banner's.
-    /// Empty before API 0.3.0.
-    pub interruptions: Vec<TargetHint>,
+    /// Buttons that dismiss the service's own overlays (a profile picker, a
+    /// "what's new"), pressed by the host like a cookie banner's: the
+    /// contract's `interruptions`. Empty before API 0.3.0.
+    pub overlays: Vec<TargetHint>,
 }
 
 /// A request that commits by itself, matched before it leaves the browser.

@@ -1,4 +1,4 @@
-//! Host bindings for plugin API 0.1.0 (`sdk/wit/v0.1.0`, frozen). A later API
+//! Host bindings for plugin API 0.1.0 (`wit/v0.1.0`, frozen). A later API
 //! version gets a module of its own beside this one; this one never changes.
 
 use wasmtime::Store;
@@ -15,7 +15,7 @@ pub const TYPES_INTERFACE: &str = "subterminator:service/types@0.1.0";
 
 mod bindings {
     wasmtime::component::bindgen!({
-        path: "../sdk/wit/v0.1.0",
+        path: "../wit/v0.1.0",
         world: "service",
     });
 }
@@ -76,7 +76,7 @@ impl Live {
             // 0.1.0 cannot name commit requests; the host's floor guards alone.
             commit_url_patterns: Vec::new(),
             commit_requests: Vec::new(),
-            interruptions: Vec::new(),
+            overlays: Vec::new(),
         })
     }
 

@@ -1,4 +1,4 @@
-//! Host bindings for plugin API 0.2.0 (`sdk/wit/v0.2.0`, frozen once released).
+//! Host bindings for plugin API 0.2.0 (`wit/v0.2.0`, frozen once released).
 //! Over 0.1.0 it carries the plan's irreversible marks, the commit URL and
 //! request patterns, the element facts the host read from the DOM, and the
 //! "already cancelled" verdict. What later versions share with it is in
@@ -11,7 +11,7 @@ pub const TYPES_INTERFACE: &str = "subterminator:service/types@0.2.0";
 
 mod bindings {
     wasmtime::component::bindgen!({
-        path: "../sdk/wit/v0.2.0",
+        path: "../wit/v0.2.0",
         world: "service",
     });
 }

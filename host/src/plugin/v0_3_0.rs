@@ -1,4 +1,4 @@
-//! Host bindings for plugin API 0.3.0 (`sdk/wit/v0.3.0`, frozen once released).
+//! Host bindings for plugin API 0.3.0 (`wit/v0.3.0`, frozen once released).
 //! Over 0.2.0 its metadata names the service's own interruptions; the rest
 //! is 0.2.0's, in [`super::glue`].
 
@@ -9,7 +9,7 @@ pub const TYPES_INTERFACE: &str = "subterminator:service/types@0.3.0";
 
 mod bindings {
     wasmtime::component::bindgen!({
-        path: "../sdk/wit/v0.3.0",
+        path: "../wit/v0.3.0",
         world: "service",
     });
 }

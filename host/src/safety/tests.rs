@@ -449,7 +449,7 @@ fn the_default_decision_is_to_ask() {
     assert!(matches!(Decision::default(), Decision::Ask { .. }));
 }
 
-/// The host's own press on an interruption's closing button: on a commit
+/// The host's own press on an overlay's closing button: on a commit
 /// page it goes through unasked only when it can neither submit a form nor
 /// follow a link, and the guard then stops every post and navigation. An
 /// escape test: a "Close" that submits, leaves, or reads like the final

@@ -19,76 +19,48 @@ use std::path::Path;
 use serde::Deserialize;
 
 use crate::error::{Error, Result};
+use crate::memory::Step;
 use crate::page::{Element, Snapshot};
+use crate::plugin::HintAction;
 
 /// Most elements listed when a step's element is missing.
 const MISSING_LISTS_MAX: usize = 20;
 
-/// What a step does to the element it finds.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Action {
-    Click,
-    /// Chooses this option (by value or label).
-    Select(String),
-    /// Types this text.
-    Fill(String),
+/// The element `step` acts on in `snapshot`: the first with a ref, the
+/// exact role, and a name containing the step's, ignoring case. (A walk file
+/// is written by hand, so a part of the name is enough.)
+pub fn find<'a>(step: &Step, snapshot: &'a Snapshot) -> Option<&'a Element> {
+    let wanted = step.name.to_lowercase();
+    snapshot.elements.iter().find(|e| {
+        e.reference.is_some() && e.role == step.role && e.name.to_lowercase().contains(&wanted)
+    })
 }
 
-/// One step: an action on the first element of `role` whose name contains
-/// `name`, ignoring case.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Step {
-    pub action: Action,
-    pub role: String,
-    pub name: String,
-}
-
-impl Step {
-    /// The element this step acts on in `snapshot`: the first with a ref,
-    /// the exact role, and a name containing the step's, ignoring case.
-    pub fn find<'a>(&self, snapshot: &'a Snapshot) -> Option<&'a Element> {
-        let wanted = self.name.to_lowercase();
-        snapshot.elements.iter().find(|e| {
-            e.reference.is_some() && e.role == self.role && e.name.to_lowercase().contains(&wanted)
-        })
-    }
-
-    /// `click button "Cancel subscription"`, for messages.
-    pub fn describe(&self) -> String {
-        let target = format!("{} {:?}", self.role, self.name);
-        match &self.action {
-            Action::Click => format!("click {target}"),
-            Action::Select(value) => format!("select {value:?} in {target}"),
-            Action::Fill(value) => format!("fill {target} with {value:?}"),
-        }
-    }
-
-    /// Why step `index` (from 0) could not run on `snapshot`, with what the
-    /// page offered instead.
-    pub fn missing(&self, index: usize, snapshot: &Snapshot) -> String {
-        let offered: Vec<String> = snapshot
-            .elements
-            .iter()
-            .filter(|e| e.reference.is_some() && !e.name.is_empty() && e.role != "text")
-            .take(MISSING_LISTS_MAX)
-            .map(|e| format!("{} {:?}", e.role, e.name))
-            .collect();
-        let offered = if offered.is_empty() {
-            "no named elements".to_owned()
-        } else {
-            offered.join(", ")
-        };
-        format!(
-            "walk step {} ({}): no {} whose name contains {:?} on {} ({:?}). The page has: {offered}. \
-             Correct the step's role or name in the walk file.",
-            index + 1,
-            self.describe(),
-            self.role,
-            self.name,
-            snapshot.url,
-            snapshot.title,
-        )
-    }
+/// Why step `index` (from 0) could not run on `snapshot`, with what the
+/// page offered instead.
+pub fn missing(step: &Step, index: usize, snapshot: &Snapshot) -> String {
+    let offered: Vec<String> = snapshot
+        .elements
+        .iter()
+        .filter(|e| e.reference.is_some() && !e.name.is_empty() && e.role != "text")
+        .take(MISSING_LISTS_MAX)
+        .map(|e| format!("{} {:?}", e.role, e.name))
+        .collect();
+    let offered = if offered.is_empty() {
+        "no named elements".to_owned()
+    } else {
+        offered.join(", ")
+    };
+    format!(
+        "walk step {} ({}): no {} whose name contains {:?} on {} ({:?}). The page has: {offered}. \
+         Correct the step's role or name in the walk file.",
+        index + 1,
+        step.describe(),
+        step.role,
+        step.name,
+        snapshot.url,
+        snapshot.title,
+    )
 }
 
 #[derive(Debug, Deserialize)]
@@ -135,19 +107,25 @@ pub fn parse(text: &str) -> std::result::Result<Vec<Step>, String> {
         .map(|(i, raw)| {
             let step = match (raw.click, raw.select, raw.fill) {
                 (Some(t), None, None) => Step {
-                    action: Action::Click,
+                    url: None,
+                    action: HintAction::Click,
                     role: t.role,
                     name: t.name,
+                    value: None,
                 },
                 (None, Some(t), None) => Step {
-                    action: Action::Select(t.value),
+                    url: None,
+                    action: HintAction::Select,
                     role: t.role,
                     name: t.name,
+                    value: Some(t.value),
                 },
                 (None, None, Some(t)) => Step {
-                    action: Action::Fill(t.value),
+                    url: None,
+                    action: HintAction::Fill,
                     role: t.role,
                     name: t.name,
+                    value: Some(t.value),
                 },
                 _ => {
                     return Err(format!(
@@ -198,11 +176,14 @@ mod tests {
         "#;
         let steps = parse(good).unwrap();
         assert_eq!(
-            steps.iter().map(|s| s.action.clone()).collect::<Vec<_>>(),
+            steps
+                .iter()
+                .map(|s| (s.action, s.value.as_deref()))
+                .collect::<Vec<_>>(),
             [
-                Action::Click,
-                Action::Select("Other".into()),
-                Action::Fill("a@example.com".into())
+                (HintAction::Click, None),
+                (HintAction::Select, Some("Other")),
+                (HintAction::Fill, Some("a@example.com"))
             ]
         );
         assert_eq!(steps[1].role, "combobox");
@@ -264,9 +245,11 @@ mod tests {
             screenshot_path: None,
         };
         let step = |role: &str, name: &str| Step {
-            action: Action::Click,
+            url: None,
+            action: HintAction::Click,
             role: role.into(),
             name: name.into(),
+            value: None,
         };
         let cases = [
             (step("button", "cancel subscription"), Some("e2")),
@@ -276,10 +259,10 @@ mod tests {
             (step("button", "later"), None),
         ];
         for (step, want) in cases {
-            let got = step.find(&snapshot).and_then(|e| e.reference.as_deref());
+            let got = find(&step, &snapshot).and_then(|e| e.reference.as_deref());
             assert_eq!(got, want, "{}", step.describe());
         }
-        let missing = step("button", "Finish").missing(1, &snapshot);
+        let missing = missing(&step("button", "Finish"), 1, &snapshot);
         for says in [
             "walk step 2",
             "click button \"Finish\"",

@@ -1,15 +1,15 @@
-//! The compact tool profile (seed 002) against the real Playwright MCP and
+//! The compact toolset (seed 002) against the real Playwright MCP and
 //! Chromium: every error code on real pages, scrolling, and the scripted
-//! cancellation end to end in both profiles.
+//! cancellation end to end in both toolsets.
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
 use std::path::PathBuf;
 
 use base64::Engine as _;
 use serde_json::{Value, json};
-use subterminator::agent::CompactProfile;
-use subterminator::agent::profile::compact::SUPERSEDED;
-use subterminator::agent::profile::{Outcome, ToolProfile};
+use subterminator::agent::CompactToolset;
+use subterminator::agent::toolset::compact::SUPERSEDED;
+use subterminator::agent::toolset::{Outcome, Toolset};
 use subterminator::browser::{Browser, BrowserOptions, UserData};
 use subterminator::demo::{FINISH_REQUEST, PracticeSite, SiteOptions};
 use subterminator::page::Snapshot;
@@ -23,7 +23,7 @@ use subterminator_tests::site::{Site, site_dir};
 /// refuse or run, look again, report.
 struct Harness {
     browser: Browser,
-    profile: CompactProfile,
+    toolset: CompactToolset,
     snapshot: Snapshot,
     page: Value,
 }
@@ -37,22 +37,22 @@ impl Harness {
         };
         let browser = Browser::start(options).await.unwrap();
         browser.navigate(url).await.unwrap();
-        let mut profile = CompactProfile::new(false);
-        let snapshot = profile.look(&browser, None).await.unwrap();
-        let page = serde_json::from_str(&profile.observe(&snapshot)).unwrap();
+        let mut toolset = CompactToolset::new(false);
+        let snapshot = toolset.look(&browser, None).await.unwrap();
+        let page = serde_json::from_str(&toolset.observe(&snapshot)).unwrap();
         Harness {
             browser,
-            profile,
+            toolset,
             snapshot,
             page,
         }
     }
 
     async fn call(&mut self, tool: &str, args: Value) -> Value {
-        let text = match self.profile.translate(tool, &args, &self.snapshot) {
+        let text = match self.toolset.translate(tool, &args, &self.snapshot) {
             Err(refusal) => {
-                let page = self.profile.observe(&self.snapshot);
-                self.profile.report(&Outcome::Refused(&refusal), &page)
+                let page = self.toolset.observe(&self.snapshot);
+                self.toolset.report(&Outcome::Refused(&refusal), &page)
             }
             Ok(action) => {
                 let ran = match &action.mcp_tool {
@@ -60,15 +60,15 @@ impl Harness {
                     None => None,
                 };
                 let output = ran.as_ref().and_then(|r| r.as_ref().ok());
-                self.snapshot = self.profile.look(&self.browser, output).await.unwrap();
-                let page = self.profile.observe(&self.snapshot);
+                self.snapshot = self.toolset.look(&self.browser, output).await.unwrap();
+                let page = self.toolset.observe(&self.snapshot);
                 let done = subterminator::browser::ToolOutput::default();
                 let outcome = match &ran {
                     Some(Err(e)) => Outcome::Failed(e),
                     Some(Ok(o)) => Outcome::Done(o),
                     None => Outcome::Done(&done),
                 };
-                self.profile.report(&outcome, &page)
+                self.toolset.report(&outcome, &page)
             }
         };
         let result: Value = serde_json::from_str(&text).unwrap();

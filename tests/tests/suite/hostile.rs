@@ -4,7 +4,7 @@
 //! field, a button whose accessible name lies, a reworded final page at an
 //! unexpected URL, a direct navigation and a `confirm()` dialog. Each runs
 //! with the Netflix plugin, the practice plugin and a metadata-only plugin
-//! frozen at API 0.1.0, in both tool profiles, answered by a person who
+//! frozen at API 0.1.0, in both toolsets, answered by a person who
 //! says no on the final page and, in a second run, yes to everything.
 //!
 //! The site's own request log is the proof: with the no, the commit never
@@ -24,7 +24,7 @@ use subterminator_tests::scripted::SCRIPTED_ANTHROPIC_KEY;
 use subterminator_tests::site::{Site, site_dir};
 
 /// The plugins each flow runs with: two first-party plugins (the SDK's API), a
-/// declarative service run by the interpreter (`declarative/examples/
+/// declarative service run by the interpreter (`sdk/declarative/examples/
 /// netflix.toml`), and a metadata-only plugin at API 0.1.0, held by the
 /// host's floor alone.
 const SERVICES: &[&str] = &[
@@ -47,7 +47,7 @@ fn install_test_plugins(home: &Path) {
     )
     .unwrap();
     let declarative =
-        Path::new(env!("CARGO_MANIFEST_DIR")).join("../declarative/examples/netflix.toml");
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("../sdk/declarative/examples/netflix.toml");
     e2e::install_declarative(home, "netflix-declarative", &declarative).unwrap();
 }
 

@@ -167,7 +167,7 @@ fn an_api_0_1_plugin_still_loads_under_the_floor() {
 fn a_declarative_service_loads_as_any_plugin_and_runs_in_the_sandbox() {
     let text = std::fs::read_to_string(
         std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
-            .join("../declarative/examples/netflix.toml"),
+            .join("../sdk/declarative/examples/netflix.toml"),
     )
     .unwrap();
     let engine = PluginEngine::new().unwrap();

@@ -281,7 +281,7 @@ async fn a_plugin_that_names_the_final_button_an_interruption_gets_no_press() {
     let site = spotify(None).await;
     let home = tempfile::tempdir().unwrap();
     let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
-    let text = std::fs::read_to_string(root.join("services/spotify/service.toml"))
+    let text = std::fs::read_to_string(root.join("plugins/spotify/service.toml"))
         .unwrap()
         .replacen("id = \"spotify\"", "id = \"careless\"", 1)
         .replacen(

@@ -1,5 +1,5 @@
 //! The ten bundled services, each on its own practice flow (the binary's
-//! `services/<id>/practice/`, served here so the test reads the site's own
+//! `plugins/<id>/practice/`, served here so the test reads the site's own
 //! request log): the real binary, Playwright MCP, Chromium and the plugin
 //! in its sandbox, driven by the offline policy and by a scripted model, and
 //! every variant. An ordinary run asks exactly once; a billed-elsewhere or
@@ -14,7 +14,7 @@ use subterminator::demo::{FlowSite, flow};
 use subterminator::fixture;
 use subterminator::plugin::{PluginEngine, Registry};
 use subterminator_tests::e2e;
-use subterminator_tests::flow_script::{FLOW_SERVICES, Script, services_dir};
+use subterminator_tests::flow_script::{FLOW_SERVICES, Script, plugins_dir};
 use subterminator_tests::model_server::ModelServer;
 use subterminator_tests::scripted::SCRIPTED_ANTHROPIC_KEY;
 
@@ -178,7 +178,7 @@ fn every_services_fixtures_pass_and_cover_every_predicate() {
     let mut failures = Vec::new();
     for service in FLOW_SERVICES {
         let entry = registry.get(service).unwrap();
-        let fixtures = fixture::load_dir(&services_dir().join(service).join("fixtures")).unwrap();
+        let fixtures = fixture::load_dir(&plugins_dir().join(service).join("fixtures")).unwrap();
         let rows = {
             let mut plugin = entry.plugin.lock().unwrap();
             fixture::check(&mut plugin, &fixtures)

@@ -74,7 +74,7 @@ pub fn run(args: NewArgs, json: bool) -> Result<u8> {
         anstream::println!(
             "\nNo SDK folder was found, and the SDK is not on crates.io yet: the crate will not \
              build until the subterminator-sdk line of {} names one, as \
-             {{ path = \"/path/to/subterminator/sdk\" }}. Next time pass --sdk or set {}.",
+             {{ path = \"/path/to/subterminator/sdk/rust\" }}. Next time pass --sdk or set {}.",
             dir.join("Cargo.toml").display(),
             scaffold::SDK_PATH_ENV
         );

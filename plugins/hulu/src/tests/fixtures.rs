@@ -1,6 +1,6 @@
 #![allow(clippy::panic)]
 
-//! The recorded pages in `services/hulu/fixtures/`, checked natively: the
+//! The recorded pages in `plugins/hulu/fixtures/`, checked natively: the
 //! same expectations `subterminator plugin test` checks on the wasm
 //! component, read with a small parser of the tree's text.
 
@@ -9,7 +9,7 @@ use std::path::{Path, PathBuf};
 use super::*;
 
 fn fixtures_dir() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../../services/hulu/fixtures")
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures")
 }
 
 /// The elements of the tree's text that carry a quoted name:

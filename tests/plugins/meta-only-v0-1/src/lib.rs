@@ -1,5 +1,5 @@
 //! Speaks `subterminator:service@0.1.0`, built with wit-bindgen from the
-//! frozen `sdk/wit/v0.1.0` rather than the SDK (which speaks the newest API): an
+//! frozen `wit/v0.1.0` rather than the SDK (which speaks the newest API): an
 //! old plugin as users have it. It gives metadata and nothing else (no plan,
 //! no checkpoint, no verdict), so every decision is the host's own floor.
 
@@ -7,7 +7,7 @@
 #[cfg(target_arch = "wasm32")]
 #[allow(unsafe_code, clippy::all)]
 mod guest {
-    wit_bindgen::generate!({ path: "../../../sdk/wit/v0.1.0", world: "service" });
+    wit_bindgen::generate!({ path: "../../../wit/v0.1.0", world: "service" });
 
     struct MetaOnly;
 

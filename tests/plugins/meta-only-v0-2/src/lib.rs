@@ -1,5 +1,5 @@
 //! Speaks `subterminator:service@0.2.0`, built with wit-bindgen from the
-//! frozen `sdk/wit/v0.2.0` rather than the SDK (which speaks the newest API):
+//! frozen `wit/v0.2.0` rather than the SDK (which speaks the newest API):
 //! a 0.2.0 plugin as its users have it. It gives metadata and nothing else:
 //! its plan marks no irreversible step, which API 0.2.0 and later require,
 //! so the host must refuse it at load rather than run it with nothing to ask
@@ -9,7 +9,7 @@
 #[cfg(target_arch = "wasm32")]
 #[allow(unsafe_code, clippy::all)]
 mod guest {
-    wit_bindgen::generate!({ path: "../../../sdk/wit/v0.2.0", world: "service" });
+    wit_bindgen::generate!({ path: "../../../wit/v0.2.0", world: "service" });
 
     struct MetaOnly;
 
