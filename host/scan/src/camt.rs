@@ -12,9 +12,10 @@ use quick_xml::events::Event;
 
 use crate::dates::parse_iso_date;
 use crate::error::ScanError;
+use crate::lines::LineCounter;
 use crate::money::{Currency, DecimalMark, Money, parse_amount};
 use crate::statement::{Format, ScanOptions, SkipReason, Skipped, Statement, Transaction};
-use crate::xml_text::{LineCounter, resolve_entity};
+use crate::xml_text::resolve_entity;
 
 /// One `Ntry` being read.
 #[derive(Default)]

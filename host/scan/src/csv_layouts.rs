@@ -34,9 +34,10 @@ pub(crate) struct Layout {
     pub original: Option<(&'static str, &'static str)>,
     /// The currency when no column says: the account's.
     pub default_currency: Option<&'static str>,
-    /// A status column, and the statuses whose rows moved no money
-    /// (declined, reverted) or may yet change (pending).
-    pub status: Option<(&'static str, &'static [&'static str])>,
+    /// Rows to pass over, by a column's value: payments that moved no
+    /// money (declined, reverted), that may yet change (pending), or that
+    /// only moved it between the person's own pots and currencies.
+    pub ignored_rows: &'static [(&'static str, &'static [&'static str])],
 }
 
 /// Where a layout keeps its amount.
@@ -67,7 +68,7 @@ pub(crate) const LAYOUTS: &[Layout] = &[
         currency: None,
         original: None,
         default_currency: Some("USD"),
-        status: None,
+        ignored_rows: &[],
     },
     Layout {
         name: "Chase checking",
@@ -80,7 +81,7 @@ pub(crate) const LAYOUTS: &[Layout] = &[
         currency: None,
         original: None,
         default_currency: Some("USD"),
-        status: None,
+        ignored_rows: &[],
     },
     Layout {
         name: "Bank of America checking",
@@ -93,7 +94,7 @@ pub(crate) const LAYOUTS: &[Layout] = &[
         currency: None,
         original: None,
         default_currency: Some("USD"),
-        status: None,
+        ignored_rows: &[],
     },
     Layout {
         name: "Bank of America credit card",
@@ -106,7 +107,7 @@ pub(crate) const LAYOUTS: &[Layout] = &[
         currency: None,
         original: None,
         default_currency: Some("USD"),
-        status: None,
+        ignored_rows: &[],
     },
     Layout {
         name: "American Express",
@@ -126,7 +127,7 @@ pub(crate) const LAYOUTS: &[Layout] = &[
         currency: None,
         original: None,
         default_currency: Some("USD"),
-        status: None,
+        ignored_rows: &[],
     },
     Layout {
         name: "Capital One",
@@ -149,7 +150,7 @@ pub(crate) const LAYOUTS: &[Layout] = &[
         currency: None,
         original: None,
         default_currency: Some("USD"),
-        status: None,
+        ignored_rows: &[],
     },
     Layout {
         name: "Monzo",
@@ -164,7 +165,9 @@ pub(crate) const LAYOUTS: &[Layout] = &[
         currency: Some("Currency"),
         original: Some(("Local amount", "Local currency")),
         default_currency: Some("GBP"),
-        status: None,
+        // Money put into or taken out of the person's own savings pots: a
+        // monthly transfer to a pot would otherwise look like a subscription.
+        ignored_rows: &[("Type", &["Pot transfer"])],
     },
     Layout {
         name: "Revolut",
@@ -186,8 +189,12 @@ pub(crate) const LAYOUTS: &[Layout] = &[
         original: None,
         default_currency: None,
         // A pending row reappears as completed in the next export, possibly
-        // on another date, and would then count twice.
-        status: Some(("State", &["REVERTED", "DECLINED", "FAILED", "PENDING"])),
+        // on another date, and would then count twice. An exchange moves
+        // money between the person's own currency pockets.
+        ignored_rows: &[
+            ("State", &["REVERTED", "DECLINED", "FAILED", "PENDING"]),
+            ("Type", &["EXCHANGE"]),
+        ],
     },
     Layout {
         name: "N26",
@@ -200,7 +207,7 @@ pub(crate) const LAYOUTS: &[Layout] = &[
         currency: None,
         original: Some(("Original Amount", "Original Currency")),
         default_currency: Some("EUR"),
-        status: None,
+        ignored_rows: &[],
     },
     Layout {
         name: "N26 (before 2024)",
@@ -213,7 +220,7 @@ pub(crate) const LAYOUTS: &[Layout] = &[
         currency: None,
         original: Some(("Amount (Foreign Currency)", "Type Foreign Currency")),
         default_currency: Some("EUR"),
-        status: None,
+        ignored_rows: &[],
     },
 ];
 

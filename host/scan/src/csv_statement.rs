@@ -8,6 +8,7 @@ use crate::columns::{AmountColumns, ChargeSign, ColumnMap};
 use crate::csv_layouts::{self, Amount, Layout, same_header};
 use crate::dates::parse_date;
 use crate::error::{HeaderSeen, ScanError};
+use crate::lines::LineCounter;
 use crate::money::{Currency, DecimalMark, Money, guess_mark, parse_amount};
 use crate::statement::{Format, ScanOptions, SkipReason, Skipped, Statement, Transaction};
 
@@ -37,7 +38,7 @@ struct Resolved {
     currency: Option<usize>,
     original: Option<(usize, usize)>,
     fallback_currency: Currency,
-    status: Option<(usize, &'static [&'static str])>,
+    ignored_rows: Vec<(usize, &'static [&'static str])>,
     mark: Option<DecimalMark>,
 }
 
@@ -83,6 +84,9 @@ pub(crate) fn read(name: &str, text: &str, options: &ScanOptions) -> Result<Stat
     };
 
     let mut rows = Vec::new();
+    // Line numbers come from byte offsets: the csv crate's own line count
+    // is off by one in CRLF files (see `LineCounter::line_of_record`).
+    let mut lines = LineCounter::new(text);
     for (index, record) in reader(text, delimiter).records().enumerate() {
         if index <= header_index {
             continue;
@@ -93,11 +97,15 @@ pub(crate) fn read(name: &str, text: &str, options: &ScanOptions) -> Result<Stat
                 if record.iter().all(|cell| cell.trim().is_empty()) {
                     continue;
                 }
-                let line = record.position().map_or(0, |p| p.line() as usize);
+                let line = record
+                    .position()
+                    .map_or(0, |p| lines.line_of_record(p.byte()));
                 rows.push((line, record));
             }
             Err(error) => {
-                let line = error.position().map_or(0, |p| p.line() as usize);
+                let line = error
+                    .position()
+                    .map_or(0, |p| lines.line_of_record(p.byte()));
                 skip(&mut statement, line, SkipReason::BadRecord);
             }
         }
@@ -213,9 +221,11 @@ fn resolve_layout(
             .currency
             .or_else(|| layout.default_currency.and_then(Currency::parse))
             .unwrap_or(Currency::UNKNOWN),
-        status: layout
-            .status
-            .and_then(|(column, values)| Some((position(cells, column)?, values))),
+        ignored_rows: layout
+            .ignored_rows
+            .iter()
+            .filter_map(|(column, values)| Some((position(cells, column)?, *values)))
+            .collect(),
         mark: Some(DecimalMark::Point),
     })
 }
@@ -247,7 +257,7 @@ fn resolve_map(map: &ColumnMap, cells: &[&str], options: &ScanOptions) -> Option
         currency,
         original: None,
         fallback_currency: options.currency.unwrap_or(Currency::UNKNOWN),
-        status: None,
+        ignored_rows: Vec::new(),
         mark: None,
     })
 }
@@ -319,9 +329,9 @@ fn row(
     layout: &Resolved,
     mark: DecimalMark,
 ) -> Result<Option<(NaiveDate, Money, String)>, SkipReason> {
-    if let Some((index, ignored)) = layout.status {
-        let status = cell(record, index)?;
-        if ignored.iter().any(|s| s.eq_ignore_ascii_case(status)) {
+    for (index, ignored) in &layout.ignored_rows {
+        let value = cell(record, *index)?;
+        if ignored.iter().any(|s| s.eq_ignore_ascii_case(value)) {
             return Ok(None);
         }
     }

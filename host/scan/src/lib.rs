@@ -38,6 +38,7 @@ mod dates;
 mod descriptor;
 mod encoding;
 mod error;
+mod lines;
 mod money;
 mod ofx;
 mod ofx_sgml;

@@ -9,10 +9,11 @@ use quick_xml::events::Event;
 
 use crate::dates::parse_ofx_date;
 use crate::error::ScanError;
+use crate::lines::LineCounter;
 use crate::money::{Currency, DecimalMark, Money, parse_amount};
 use crate::ofx_sgml;
 use crate::statement::{Format, ScanOptions, SkipReason, Skipped, Statement, Transaction};
-use crate::xml_text::{LineCounter, resolve_entity};
+use crate::xml_text::resolve_entity;
 
 /// Reads OFX 1.x (SGML).
 pub(crate) fn read_sgml(name: &str, text: &str, options: &ScanOptions, quicken: bool) -> Statement {

@@ -7,8 +7,9 @@
 //! aggregate, which lasts until its closing tag (closing anything still open
 //! inside it).
 
+use crate::lines::LineCounter;
 use crate::ofx::OfxBuilder;
-use crate::xml_text::{LineCounter, unescape};
+use crate::xml_text::unescape;
 
 /// Walks the markup of `text`, telling `builder` what it finds. The header
 /// block (`OFXHEADER:100`, `CHARSET:1252`, …) before the first `<` carries
