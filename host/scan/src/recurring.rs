@@ -23,13 +23,22 @@
 //!    apart) that goes on at the same cadence, is the same subscription at a
 //!    new price, and the two are joined.
 //!
+//! 6. **Mostly this.** A series at a merchant no pattern matches must make
+//!    up at least [`MIN_SHARE_PERCENT`] of that merchant's charges over its
+//!    span (applied in the report, where matching happens). A shop, a
+//!    petrol station or Amazon's marketplace, where the same few prices
+//!    come round by chance, otherwise yields "monthly" series out of
+//!    hundreds of purchases; a real subscription's merchant mostly charges
+//!    the subscription (memberships that come with purchases, Uber One or
+//!    Amazon Prime, carry descriptors of their own).
+//!
 //! A merchant that charges twice a month at two prices is two subscriptions
 //! here, each monthly: the two prices are nearly always two things (two
 //! creators on Patreon, a plan and an add-on), each cancelled on its own,
 //! and the totals come out the same either way. Twice a month at one price
 //! fits no cadence and is not reported.
 
-use std::collections::{BTreeMap, HashMap};
+use std::collections::{BTreeSet, HashMap};
 
 use chrono::NaiveDate;
 
@@ -41,6 +50,10 @@ use crate::statement::Statement;
 /// Amounts within this many percent of each other are one price: a sales
 /// tax rounding or a currency's cent moving is not a price change.
 pub(crate) const PRICE_BAND_PERCENT: i128 = 2;
+
+/// The least share of its merchant's charges over its span that a series
+/// must be, when no pattern names the merchant.
+pub(crate) const MIN_SHARE_PERCENT: usize = 25;
 
 /// A price change more than this factor up or down is a different thing at
 /// the same merchant (a monthly plan replaced by a yearly one), not a new
@@ -61,6 +74,17 @@ pub(crate) struct Series<'s> {
     pub currency: Currency,
     pub cadence: Cadence,
     pub charges: Vec<Charge<'s>>,
+    /// All the merchant's charges (same currency) from this series' first
+    /// charge to its last, the series' own included.
+    pub merchant_charges_in_span: usize,
+}
+
+impl Series<'_> {
+    /// Whether the series is at least [`MIN_SHARE_PERCENT`] of its
+    /// merchant's charges over its span.
+    pub(crate) fn is_most_of_its_merchant(&self) -> bool {
+        self.charges.len() * 100 >= MIN_SHARE_PERCENT * self.merchant_charges_in_span
+    }
 }
 
 /// What detection found across all statements.
@@ -72,12 +96,18 @@ pub(crate) struct Detected<'s> {
     pub latest: Option<NaiveDate>,
 }
 
-type DedupeKey = (NaiveDate, i64, Currency, String);
+/// A merchant, as an index into the list of normalised descriptors: keys
+/// that are hashed once per transaction stay small.
+type MerchantId = usize;
+
+type DedupeKey = (NaiveDate, i64, Currency, MerchantId);
 
 pub(crate) fn detect(statements: &[Statement]) -> Detected<'_> {
+    let mut merchants: Vec<String> = Vec::new();
+    let mut merchant_of_raw: HashMap<&str, MerchantId> = HashMap::new();
+    let mut merchant_of_name: HashMap<String, MerchantId> = HashMap::new();
     let mut earlier: HashMap<DedupeKey, usize> = HashMap::new();
-    let mut groups: BTreeMap<(String, Currency), Vec<Charge<'_>>> = BTreeMap::new();
-    let mut normalised_of: HashMap<&str, String> = HashMap::new();
+    let mut groups: HashMap<(MerchantId, Currency), Vec<Charge<'_>>> = HashMap::new();
     let mut duplicates = 0;
     let mut latest: Option<NaiveDate> = None;
 
@@ -85,17 +115,22 @@ pub(crate) fn detect(statements: &[Statement]) -> Detected<'_> {
         let mut here: HashMap<DedupeKey, usize> = HashMap::new();
         for transaction in &statement.transactions {
             latest = latest.max(Some(transaction.date));
-            let normalised = normalised_of
-                .entry(transaction.description.as_str())
-                .or_insert_with(|| normalise(&transaction.description))
-                .clone();
+            let raw = transaction.description.as_str();
+            let merchant = *merchant_of_raw.entry(raw).or_insert_with(|| {
+                let name = normalise(raw);
+                *merchant_of_name.entry(name).or_insert_with_key(|name| {
+                    merchants.push(name.clone());
+                    merchants.len() - 1
+                })
+            });
+            let currency = transaction.amount.currency;
             let key = (
                 transaction.date,
                 transaction.amount.minor,
-                transaction.amount.currency,
-                normalised,
+                currency,
+                merchant,
             );
-            let seen_here = here.entry(key.clone()).or_insert(0);
+            let seen_here = here.entry(key).or_insert(0);
             let occurrence = *seen_here;
             *seen_here += 1;
             if occurrence < earlier.get(&key).copied().unwrap_or(0) {
@@ -103,14 +138,13 @@ pub(crate) fn detect(statements: &[Statement]) -> Detected<'_> {
                 continue;
             }
             if transaction.amount.minor > 0 {
-                let (_, _, currency, normalised) = key;
                 groups
-                    .entry((normalised, currency))
+                    .entry((merchant, currency))
                     .or_default()
                     .push(Charge {
                         date: transaction.date,
                         minor: transaction.amount.minor,
-                        raw: &transaction.description,
+                        raw,
                     });
             }
         }
@@ -120,15 +154,26 @@ pub(crate) fn detect(statements: &[Statement]) -> Detected<'_> {
         }
     }
 
+    // By name, so the same statements always give series in the same order.
+    let mut groups: Vec<((MerchantId, Currency), Vec<Charge<'_>>)> = groups.into_iter().collect();
+    groups.sort_by(|((a, a_currency), _), ((b, b_currency), _)| {
+        (merchants.get(*a), a_currency).cmp(&(merchants.get(*b), b_currency))
+    });
     let mut series = Vec::new();
-    for ((normalised, currency), mut charges) in groups {
+    for ((merchant, currency), mut charges) in groups {
         charges.sort_by_key(|c| c.date);
-        for (cadence, charges) in merchant_series(&charges) {
+        for (cadence, found) in merchant_series(&charges) {
+            let (Some(first), Some(last)) = (found.first(), found.last()) else {
+                continue;
+            };
+            let from = charges.partition_point(|c| c.date < first.date);
+            let to = charges.partition_point(|c| c.date <= last.date);
             series.push(Series {
-                normalised: normalised.clone(),
+                normalised: merchants.get(merchant).cloned().unwrap_or_default(),
                 currency,
                 cadence,
-                charges,
+                merchant_charges_in_span: to.saturating_sub(from),
+                charges: found,
             });
         }
     }
@@ -152,19 +197,30 @@ struct Run<'s> {
 
 /// Every series of one merchant's charges (sorted by date).
 fn merchant_series<'s>(charges: &[Charge<'s>]) -> Vec<(Cadence, Vec<Charge<'s>>)> {
-    // Chains by price.
+    // Chains by price, found through an index of each chain's last amount:
+    // a shop's thousands of purchases make hundreds of chains.
     let mut chains: Vec<Vec<Charge<'s>>> = Vec::new();
+    let mut by_last_amount: BTreeSet<(i64, usize)> = BTreeSet::new();
     for charge in charges {
-        let nearest = chains
-            .iter_mut()
-            .filter_map(|chain| {
-                let last = chain.last()?.minor;
-                same_price(charge.minor, last).then_some(((charge.minor - last).abs(), chain))
-            })
-            .min_by_key(|(distance, _)| *distance);
-        match nearest {
-            Some((_, chain)) => chain.push(*charge),
-            None => chains.push(vec![*charge]),
+        let amount = charge.minor;
+        // Every last amount `b` with `same_price(amount, b)` lies in here.
+        let low = amount.saturating_mul(100) / (100 + PRICE_BAND_PERCENT as i64) - 1;
+        let high = amount.saturating_mul(100) / (100 - PRICE_BAND_PERCENT as i64) + 1;
+        let nearest = by_last_amount
+            .range((low, 0)..=(high, usize::MAX))
+            .filter(|(last, _)| same_price(amount, *last))
+            .min_by_key(|(last, _)| (amount - last).abs())
+            .copied();
+        match nearest.and_then(|(last, index)| Some((last, index, chains.get_mut(index)?))) {
+            Some((last, index, chain)) => {
+                chain.push(*charge);
+                by_last_amount.remove(&(last, index));
+                by_last_amount.insert((amount, index));
+            }
+            None => {
+                by_last_amount.insert((amount, chains.len()));
+                chains.push(vec![*charge]);
+            }
         }
     }
 

@@ -235,7 +235,7 @@ fn subscription(
     } else {
         series.cadence.min_charges()
     };
-    if series.charges.len() < needed {
+    if series.charges.len() < needed || (matched.is_none() && !series.is_most_of_its_merchant()) {
         return None;
     }
 
