@@ -122,6 +122,9 @@ pub enum HeaderSeen {
     LooksLikeData,
     /// The file is empty, or markup this crate does not read.
     Nothing,
+    /// Not text at all, but a document the bank also offers: `"a PDF"`,
+    /// `"an Excel workbook"`.
+    Document(&'static str),
 }
 
 impl HeaderSeen {
@@ -158,6 +161,10 @@ impl fmt::Display for HeaderSeen {
                 f.write_str("no header line: the first line looks like a transaction")
             }
             HeaderSeen::Nothing => f.write_str("no header line found"),
+            HeaderSeen::Document(what) => write!(
+                f,
+                "this is {what}, not an export: download the CSV, OFX or CAMT version instead"
+            ),
         }
     }
 }

@@ -184,6 +184,12 @@ pub fn read_statement_bytes(
     options: &ScanOptions,
 ) -> Result<Statement, ScanError> {
     options.validate()?;
+    if let Some(document) = document_kind(bytes) {
+        return Err(ScanError::UnknownFormat {
+            name: name.to_owned(),
+            header: HeaderSeen::Document(document),
+        });
+    }
     let text = encoding::decode(bytes);
     let quicken = name.to_ascii_lowercase().ends_with(".qfx") || text.contains("<INTU.BID>");
     match sniff(&text) {
@@ -195,6 +201,20 @@ pub fn read_statement_bytes(
             header: HeaderSeen::Nothing,
         }),
         Sniffed::Csv => csv_statement::read(name, &text, options),
+    }
+}
+
+/// The documents banks offer beside their exports, by their first bytes:
+/// read as text they would only make a confusing "unknown header" error.
+fn document_kind(bytes: &[u8]) -> Option<&'static str> {
+    if bytes.starts_with(b"%PDF") {
+        Some("a PDF")
+    } else if bytes.starts_with(b"PK\x03\x04") {
+        Some("an Excel workbook (or another zip file)")
+    } else if bytes.starts_with(b"\xD0\xCF\x11\xE0") {
+        Some("an old Excel workbook (.xls)")
+    } else {
+        None
     }
 }
 

@@ -168,6 +168,11 @@ fn errors_say_what_kind_of_failure_they_are() {
     );
     assert!(unknown.to_string().contains("Monzo"), "{unknown}");
 
+    let pdf = read_statement_bytes("x.pdf", b"%PDF-1.7\n%\xE2\xE3", &ScanOptions::default());
+    let Err(pdf) = pdf else { panic!() };
+    assert_eq!(pdf.kind(), ErrorKind::UnknownFormat);
+    assert!(pdf.to_string().contains("this is a PDF"), "{pdf}");
+
     let empty = read_statement_bytes("x.csv", b"", &ScanOptions::default());
     assert_eq!(empty.unwrap_err().kind(), ErrorKind::UnknownFormat);
 
