@@ -63,7 +63,7 @@ pub(crate) fn read(name: &str, text: &str, options: &ScanOptions) -> Result<Stat
     let Found {
         delimiter,
         header_index,
-        mut resolved,
+        resolved,
     } = found;
 
     let mut statement = Statement {
@@ -122,7 +122,6 @@ pub(crate) fn read(name: &str, text: &str, options: &ScanOptions) -> Result<Stat
             guess_mark(samples, delimiter == b';')
         }
     };
-    resolved.mark = Some(mark);
 
     for (line, record) in &rows {
         match row(record, &resolved, mark) {
@@ -136,6 +135,9 @@ pub(crate) fn read(name: &str, text: &str, options: &ScanOptions) -> Result<Stat
             Err(reason) => skip(&mut statement, *line, reason),
         }
     }
+    // Records the CSV reader rejected were noted first; a person reads
+    // skips in line order.
+    statement.skipped.sort_by_key(|s| s.line);
     Ok(statement)
 }
 

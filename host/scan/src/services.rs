@@ -95,17 +95,17 @@ const BILLING_ROUTES: &[BillingRoute] = &[
     },
     BillingRoute {
         company: "Verizon",
-        how: "billed with your phone plan: remove it in your Verizon account (My Verizon → Add-ons & perks)",
+        how: "remove it from your phone plan in your Verizon account (My Verizon → Add-ons & perks)",
         patterns: &["VERIZON*", "VZWRLSS*", "VZ WIRELESS*"],
     },
     BillingRoute {
         company: "T-Mobile",
-        how: "billed with your phone plan: remove it in your T-Mobile account (Account → Add-ons or Benefits), or call 611",
+        how: "remove it from your phone plan in your T-Mobile account (Account → Add-ons or Benefits), or call 611",
         patterns: &["T-MOBILE*", "TMOBILE*", "T MOBILE*"],
     },
     BillingRoute {
         company: "AT&T",
-        how: "billed with your phone plan: remove it in your AT&T account (myAT&T → Plans & usage → Add-ons)",
+        how: "remove it from your phone plan in your AT&T account (myAT&T → Plans & usage → Add-ons)",
         patterns: &["AT&T*", "ATT*BILL*", "ATT *"],
     },
 ];

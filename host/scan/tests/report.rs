@@ -53,8 +53,8 @@ fn table_rows_have_a_header_a_row_each_and_totals() {
             "1080.00 USD",
             "85.00 → 90.00 USD on 2024-04-18",
             "active",
-            "billed through T-Mobile: billed with your phone plan: remove it in your T-Mobile \
-             account (Account → Add-ons or Benefits), or call 611",
+            "billed through T-Mobile: remove it from your phone plan in your T-Mobile account \
+             (Account → Add-ons or Benefits), or call 611",
         ]
     );
     assert_eq!(rows[2][0], "Max");
