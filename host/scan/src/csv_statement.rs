@@ -1,0 +1,529 @@
+//! Reading a CSV export: find the header line (some banks put a summary
+//! block above it), pick the layout it belongs to, or the caller's explicit
+//! columns, and turn each row into a transaction with money out positive.
+
+use chrono::NaiveDate;
+
+use crate::columns::{AmountColumns, ChargeSign, ColumnMap};
+use crate::csv_layouts::{self, Amount, Layout, same_header};
+use crate::dates::parse_date;
+use crate::error::{HeaderSeen, ScanError};
+use crate::lines::LineCounter;
+use crate::money::{Currency, DecimalMark, Money, guess_mark, parse_amount};
+use crate::statement::{Format, ScanOptions, SkipReason, Skipped, Statement, Transaction};
+
+/// How far down to look for the header: Bank of America's checking export
+/// has a seven-line balance summary above it; thirty leaves room for others
+/// without reading a whole headerless file twice.
+const HEADER_SEARCH_RECORDS: usize = 30;
+
+/// Rows sampled to guess a generic file's decimal mark: enough to outvote a
+/// few whole-number amounts, few enough to cost nothing.
+const MARK_SAMPLE_ROWS: usize = 200;
+
+/// Separators tried, in order: banks write commas, or semicolons where the
+/// comma is the decimal mark, and the odd tab.
+const DELIMITERS: [u8; 3] = [b',', b';', b'\t'];
+
+/// Explicit columns default to ISO dates: the one order nobody misreads.
+const DEFAULT_DATE_FORMAT: &str = "%Y-%m-%d";
+
+/// A layout with its columns found in this file's header.
+struct Resolved {
+    label: String,
+    date: Vec<usize>,
+    date_formats: Vec<String>,
+    description: Vec<usize>,
+    amount: ResolvedAmount,
+    currency: Option<usize>,
+    original: Option<(usize, usize)>,
+    fallback_currency: Currency,
+    ignored_rows: Vec<(usize, &'static [&'static str])>,
+    mark: Option<DecimalMark>,
+}
+
+enum ResolvedAmount {
+    Signed(usize, ChargeSign),
+    DebitCredit(usize, usize),
+}
+
+/// A header line found: which record it is, with what delimiter, and how to
+/// read the rows under it.
+struct Found {
+    delimiter: u8,
+    header_index: usize,
+    resolved: Resolved,
+}
+
+pub(crate) fn read(name: &str, text: &str, options: &ScanOptions) -> Result<Statement, ScanError> {
+    let found = DELIMITERS
+        .iter()
+        .find_map(|&delimiter| find_header(text, delimiter, options))
+        .ok_or_else(|| not_understood(name, text, options))?;
+    let Found {
+        delimiter,
+        header_index,
+        resolved,
+    } = found;
+
+    let mut statement = Statement {
+        name: name.to_owned(),
+        format: Format::Csv {
+            layout: resolved.label.clone(),
+        },
+        transactions: Vec::new(),
+        lines_read: 0,
+        skipped: Vec::new(),
+    };
+    let skip = |statement: &mut Statement, line: usize, reason| {
+        statement.skipped.push(Skipped {
+            file: name.to_owned(),
+            line,
+            reason,
+        });
+    };
+
+    let mut rows = Vec::new();
+    // Line numbers come from byte offsets: the csv crate's own line count
+    // is off by one in CRLF files (see `LineCounter::line_of_record`).
+    let mut lines = LineCounter::new(text);
+    for (index, record) in reader(text, delimiter).records().enumerate() {
+        if index <= header_index {
+            continue;
+        }
+        statement.lines_read += 1;
+        match record {
+            Ok(record) => {
+                if record.iter().all(|cell| cell.trim().is_empty()) {
+                    continue;
+                }
+                let line = record
+                    .position()
+                    .map_or(0, |p| lines.line_of_record(p.byte()));
+                rows.push((line, record));
+            }
+            Err(error) => {
+                let line = error
+                    .position()
+                    .map_or(0, |p| lines.line_of_record(p.byte()));
+                skip(&mut statement, line, SkipReason::BadRecord);
+            }
+        }
+    }
+
+    let mark = match resolved.mark {
+        Some(mark) => mark,
+        None => {
+            let samples = rows.iter().take(MARK_SAMPLE_ROWS).flat_map(|(_, record)| {
+                amount_cells(&resolved.amount)
+                    .into_iter()
+                    .filter_map(|i| record.get(i))
+            });
+            guess_mark(samples, delimiter == b';')
+        }
+    };
+
+    for (line, record) in &rows {
+        match row(record, &resolved, mark) {
+            Ok(Some((date, amount, description))) => statement.transactions.push(Transaction {
+                date,
+                amount,
+                description,
+                line: *line,
+            }),
+            Ok(None) => {}
+            Err(reason) => skip(&mut statement, *line, reason),
+        }
+    }
+    // Records the CSV reader rejected were noted first; a person reads
+    // skips in line order.
+    statement.skipped.sort_by_key(|s| s.line);
+    Ok(statement)
+}
+
+fn reader(text: &str, delimiter: u8) -> csv::Reader<&[u8]> {
+    csv::ReaderBuilder::new()
+        .has_headers(false)
+        .flexible(true)
+        .delimiter(delimiter)
+        .from_reader(text.as_bytes())
+}
+
+fn amount_cells(amount: &ResolvedAmount) -> Vec<usize> {
+    match amount {
+        ResolvedAmount::Signed(i, _) => vec![*i],
+        ResolvedAmount::DebitCredit(d, c) => vec![*d, *c],
+    }
+}
+
+/// Looks for a header line in the first records read with `delimiter`.
+fn find_header(text: &str, delimiter: u8, options: &ScanOptions) -> Option<Found> {
+    for (index, record) in reader(text, delimiter)
+        .records()
+        .take(HEADER_SEARCH_RECORDS)
+        .enumerate()
+    {
+        let Ok(record) = record else { continue };
+        let cells: Vec<&str> = record.iter().collect();
+        if cells.len() < 2 {
+            continue;
+        }
+        let resolved = match &options.columns {
+            Some(map) => resolve_map(map, &cells, options),
+            None => csv_layouts::recognise(&cells).and_then(|l| resolve_layout(l, &cells, options)),
+        };
+        if let Some(resolved) = resolved {
+            return Some(Found {
+                delimiter,
+                header_index: index,
+                resolved,
+            });
+        }
+    }
+    None
+}
+
+fn position(cells: &[&str], name: &str) -> Option<usize> {
+    cells.iter().position(|cell| same_header(cell, name))
+}
+
+fn resolve_layout(
+    layout: &'static Layout,
+    cells: &[&str],
+    options: &ScanOptions,
+) -> Option<Resolved> {
+    let find_all = |names: &[&str]| -> Vec<usize> {
+        names.iter().filter_map(|n| position(cells, n)).collect()
+    };
+    let amount = match layout.amount {
+        Amount::Signed(column, sign) => ResolvedAmount::Signed(position(cells, column)?, sign),
+        Amount::DebitCredit { debit, credit } => {
+            ResolvedAmount::DebitCredit(position(cells, debit)?, position(cells, credit)?)
+        }
+    };
+    let date_formats = match &options.date_format {
+        Some(format) => vec![format.clone()],
+        None => layout
+            .date_formats
+            .iter()
+            .map(|f| (*f).to_owned())
+            .collect(),
+    };
+    Some(Resolved {
+        label: layout.name.to_owned(),
+        date: find_all(layout.date),
+        date_formats,
+        description: find_all(layout.description),
+        amount,
+        currency: layout.currency.and_then(|c| position(cells, c)),
+        original: layout
+            .original
+            .and_then(|(a, c)| Some((position(cells, a)?, position(cells, c)?))),
+        fallback_currency: options
+            .currency
+            .or_else(|| layout.default_currency.and_then(Currency::parse))
+            .unwrap_or(Currency::UNKNOWN),
+        ignored_rows: layout
+            .ignored_rows
+            .iter()
+            .filter_map(|(column, values)| Some((position(cells, column)?, *values)))
+            .collect(),
+        mark: Some(DecimalMark::Point),
+    })
+}
+
+fn resolve_map(map: &ColumnMap, cells: &[&str], options: &ScanOptions) -> Option<Resolved> {
+    let amount = match &map.amount {
+        AmountColumns::Signed { column, charges } => {
+            ResolvedAmount::Signed(position(cells, column)?, *charges)
+        }
+        AmountColumns::DebitCredit { debit, credit } => {
+            ResolvedAmount::DebitCredit(position(cells, debit)?, position(cells, credit)?)
+        }
+    };
+    let currency = match &map.currency {
+        Some(column) => Some(position(cells, column)?),
+        None => None,
+    };
+    Some(Resolved {
+        label: "explicit columns".to_owned(),
+        date: vec![position(cells, &map.date)?],
+        date_formats: vec![
+            options
+                .date_format
+                .clone()
+                .unwrap_or_else(|| DEFAULT_DATE_FORMAT.to_owned()),
+        ],
+        description: vec![position(cells, &map.description)?],
+        amount,
+        currency,
+        original: None,
+        fallback_currency: options.currency.unwrap_or(Currency::UNKNOWN),
+        ignored_rows: Vec::new(),
+        mark: None,
+    })
+}
+
+/// The error for a CSV whose header was not found: the first line's names
+/// (if they look like names), and with explicit columns, the first column
+/// that line lacks.
+fn not_understood(name: &str, text: &str, options: &ScanOptions) -> ScanError {
+    let first_line = text.lines().find(|l| !l.trim().is_empty()).unwrap_or("");
+    let delimiter = DELIMITERS
+        .iter()
+        .copied()
+        .max_by_key(|d| first_line.bytes().filter(|b| b == d).count())
+        .unwrap_or(b',');
+    let cells: Vec<String> = reader(first_line, delimiter)
+        .records()
+        .next()
+        .and_then(Result::ok)
+        .map(|r| r.iter().map(str::to_owned).collect())
+        .unwrap_or_default();
+    let header = HeaderSeen::from_cells(cells.iter().map(String::as_str));
+    match &options.columns {
+        Some(map) => {
+            let cells: Vec<&str> = match &header {
+                HeaderSeen::Names(names) => names.iter().map(String::as_str).collect(),
+                _ => Vec::new(),
+            };
+            let wanted = [
+                Some(&map.date),
+                Some(&map.description),
+                map.currency.as_ref(),
+            ]
+            .into_iter()
+            .flatten()
+            .chain(match &map.amount {
+                AmountColumns::Signed { column, .. } => vec![column],
+                AmountColumns::DebitCredit { debit, credit } => vec![debit, credit],
+            });
+            let column = wanted
+                .clone()
+                .find(|c| position(&cells, c).is_none())
+                .or_else(|| wanted.clone().next())
+                .cloned()
+                .unwrap_or_default();
+            ScanError::MissingColumn {
+                name: name.to_owned(),
+                column,
+                header,
+            }
+        }
+        None => ScanError::UnknownFormat {
+            name: name.to_owned(),
+            header,
+        },
+    }
+}
+
+fn cell(record: &csv::StringRecord, index: usize) -> Result<&str, SkipReason> {
+    record
+        .get(index)
+        .map(str::trim)
+        .ok_or(SkipReason::MissingCells)
+}
+
+/// One data row: `Ok(None)` for a row that moved no money (a balance line,
+/// a declined payment), `Err` for one that cannot be read.
+fn row(
+    record: &csv::StringRecord,
+    layout: &Resolved,
+    mark: DecimalMark,
+) -> Result<Option<(NaiveDate, Money, String)>, SkipReason> {
+    for (index, ignored) in &layout.ignored_rows {
+        let value = cell(record, *index)?;
+        if ignored.iter().any(|s| s.eq_ignore_ascii_case(value)) {
+            return Ok(None);
+        }
+    }
+
+    let currency = match layout.currency {
+        Some(index) => match cell(record, index)? {
+            "" => layout.fallback_currency,
+            code => Currency::parse(code).ok_or(SkipReason::BadCurrency)?,
+        },
+        None => layout.fallback_currency,
+    };
+    let decimals = currency.decimals();
+    let parse = |text: &str| parse_amount(text, mark, decimals).ok_or(SkipReason::BadAmount);
+    let charge = match layout.amount {
+        ResolvedAmount::Signed(index, sign) => {
+            let text = cell(record, index)?;
+            if text.is_empty() {
+                return Ok(None);
+            }
+            match sign {
+                ChargeSign::Negative => -parse(text)?,
+                ChargeSign::Positive => parse(text)?,
+            }
+        }
+        ResolvedAmount::DebitCredit(debit, credit) => {
+            let (debit, credit) = (cell(record, debit)?, cell(record, credit)?);
+            if debit.is_empty() && credit.is_empty() {
+                return Ok(None);
+            }
+            let out = if debit.is_empty() {
+                0
+            } else {
+                parse(debit)?.abs()
+            };
+            let back = if credit.is_empty() {
+                0
+            } else {
+                parse(credit)?.abs()
+            };
+            out - back
+        }
+    };
+    let mut amount = Money::new(charge, currency);
+    if let Some((amount_index, currency_index)) = layout.original
+        && let Some(original) = original_amount(record, amount_index, currency_index, mark)
+    {
+        amount = Money::new(original.minor.abs() * charge.signum(), original.currency);
+    }
+
+    let date_cell = layout
+        .date
+        .iter()
+        .filter_map(|&i| record.get(i).map(str::trim))
+        .find(|text| !text.is_empty())
+        .ok_or(SkipReason::BadDate)?;
+    let date = parse_date(date_cell, &layout.date_formats).ok_or(SkipReason::BadDate)?;
+
+    let description = layout
+        .description
+        .iter()
+        .filter_map(|&i| record.get(i).map(str::trim))
+        .find(|text| !text.is_empty())
+        .ok_or(SkipReason::NoDescription)?;
+    Ok(Some((date, amount, description.to_owned())))
+}
+
+/// The amount in the merchant's currency, when the row has a readable one;
+/// otherwise the main amount stands.
+fn original_amount(
+    record: &csv::StringRecord,
+    amount_index: usize,
+    currency_index: usize,
+    mark: DecimalMark,
+) -> Option<Money> {
+    let currency = Currency::parse(record.get(currency_index)?)?;
+    let minor = parse_amount(record.get(amount_index)?, mark, currency.decimals())?;
+    Some(Money::new(minor, currency))
+}
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used, clippy::panic)]
+
+    use super::*;
+    use crate::columns::parse_columns;
+
+    fn read_text(text: &str, options: &ScanOptions) -> Result<Statement, ScanError> {
+        read("test.csv", text, options)
+    }
+
+    #[test]
+    fn chase_rows_become_charges() {
+        let text = "Transaction Date,Post Date,Description,Category,Type,Amount,Memo\n\
+                    01/03/2024,01/04/2024,NETFLIX.COM,Entertainment,Sale,-15.49,\n\
+                    01/05/2024,01/06/2024,Payment Thank You,,Payment,500.00,\n\
+                    bad,01/06/2024,X,,Sale,-1.00,\n";
+        let s = read_text(text, &ScanOptions::default()).unwrap();
+        assert_eq!(s.format.to_string(), "CSV (Chase credit card)");
+        assert_eq!(s.lines_read, 3);
+        assert_eq!(s.transactions.len(), 2);
+        assert_eq!(s.transactions[0].amount.to_string(), "15.49 USD");
+        assert_eq!(s.transactions[0].line, 2);
+        assert_eq!(s.transactions[1].amount.minor, -50000);
+        assert_eq!(
+            s.skipped,
+            vec![Skipped {
+                file: "test.csv".into(),
+                line: 4,
+                reason: SkipReason::BadDate
+            }]
+        );
+    }
+
+    #[test]
+    fn summary_block_above_the_header_is_passed_over() {
+        let text = "Description,,Summary Amt.\n\
+                    Beginning balance as of 01/01/2024,,\"1,000.00\"\n\
+                    \n\
+                    Date,Description,Amount,Running Bal.\n\
+                    01/01/2024,Beginning balance as of 01/01/2024,,\"1,000.00\"\n\
+                    01/02/2024,\"HLU*HULU 1234567\",\"-7.99\",\"992.01\"\n";
+        let s = read_text(text, &ScanOptions::default()).unwrap();
+        assert_eq!(s.lines_read, 2);
+        assert_eq!(s.transactions.len(), 1);
+        assert_eq!(s.transactions[0].amount.minor, 799);
+        assert!(s.skipped.is_empty());
+    }
+
+    #[test]
+    fn explicit_columns_with_semicolons_and_decimal_commas() {
+        let options = ScanOptions {
+            columns: Some(parse_columns("date=Datum,amount=Betrag,description=Empfänger").unwrap()),
+            date_format: Some("%d.%m.%Y".into()),
+            currency: Currency::parse("EUR"),
+        };
+        let text = "Konto;123\nDatum;Empfänger;Betrag\n05.01.2024;Spotify AB;-10,99\n06.01.2024;Gehalt;2.500,00\n";
+        let s = read_text(text, &options).unwrap();
+        assert_eq!(s.transactions.len(), 2);
+        assert_eq!(s.transactions[0].amount.to_string(), "10.99 EUR");
+        assert_eq!(s.transactions[1].amount.minor, -250_000);
+    }
+
+    #[test]
+    fn debit_and_credit_columns() {
+        let text = "Transaction Date,Posted Date,Card No.,Description,Category,Debit,Credit\n\
+                    2024-01-02,2024-01-03,1234,PEACOCK,Entertainment,5.99,\n\
+                    2024-01-04,2024-01-05,1234,REFUND,Other,,5.99\n";
+        let s = read_text(text, &ScanOptions::default()).unwrap();
+        let amounts: Vec<i64> = s.transactions.iter().map(|t| t.amount.minor).collect();
+        assert_eq!(amounts, vec![599, -599]);
+    }
+
+    #[test]
+    fn original_currency_is_kept_with_the_sign_of_the_main_amount() {
+        let text = "Transaction ID,Date,Time,Type,Name,Emoji,Category,Amount,Currency,Local amount,Local currency,Notes and #tags,Address,Receipt,Description\n\
+                    tx_1,03/01/2024,10:00:00,Card payment,OpenAI,,Shopping,-16.12,GBP,-20.00,USD,,,,OPENAI *CHATGPT SUBSCR\n";
+        let s = read_text(text, &ScanOptions::default()).unwrap();
+        assert_eq!(s.transactions[0].amount.to_string(), "20.00 USD");
+        assert_eq!(s.transactions[0].description, "OPENAI *CHATGPT SUBSCR");
+    }
+
+    #[test]
+    fn unknown_headers_are_named_but_data_never_is() {
+        let unknown = read_text(
+            "Date,Description,Amount\n2024-01-01,X,1\n",
+            &ScanOptions::default(),
+        );
+        let Err(ScanError::UnknownFormat { header, .. }) = unknown else {
+            panic!("{unknown:?}")
+        };
+        assert_eq!(
+            header,
+            HeaderSeen::Names(vec!["Date".into(), "Description".into(), "Amount".into()])
+        );
+        let headerless = read_text("01/02/2024,NETFLIX.COM,-15.49\n", &ScanOptions::default());
+        let Err(error) = headerless else { panic!() };
+        let shown = format!("{error} {error:?}");
+        assert!(
+            !shown.contains("NETFLIX") && !shown.contains("15.49"),
+            "{shown}"
+        );
+
+        let options = ScanOptions {
+            columns: Some(parse_columns("date=Posted,amount=Amount,description=Payee").unwrap()),
+            ..ScanOptions::default()
+        };
+        let missing = read_text("Posted,Amount,Memo\n", &options);
+        let Err(ScanError::MissingColumn { column, .. }) = missing else {
+            panic!("{missing:?}")
+        };
+        assert_eq!(column, "Payee");
+    }
+}

@@ -1,0 +1,63 @@
+//! Find what you pay for: subscriptions read from your own bank statements,
+//! on your own machine.
+//!
+//! ```no_run
+//! use std::path::Path;
+//! use subterminator_scan::{ScanOptions, find_subscriptions, known_descriptors, read_statement, table_rows};
+//!
+//! let options = ScanOptions::default();
+//! let statement = read_statement(Path::new("chase.csv"), &options)?;
+//! let report = find_subscriptions(&[statement], &known_descriptors(), None);
+//! for row in table_rows(&report) {
+//!     // hand each row to a table printer
+//!     # let _ = row;
+//! }
+//! # Ok::<(), subterminator_scan::ScanError>(())
+//! ```
+//!
+//! Statements: CSV exports of the banks in [`KNOWN_FORMATS`] (recognised by
+//! their header line) or any CSV with a [`ColumnMap`]; OFX 1.x and 2.x,
+//! QFX; CAMT.053. Each is normalised so that money out is a positive charge.
+//!
+//! Privacy: this crate never prints, logs or writes a file; statements are
+//! read into memory and nothing of them is kept. Errors and skip records
+//! hold file names, header names and line numbers, never a transaction, and
+//! the `Debug` of everything that holds transactions is redacted. The
+//! descriptors and amounts leave this crate only through [`Report`]'s
+//! fields, its `Serialize`, and [`table_rows`]: the answer itself.
+
+#![deny(clippy::print_stdout, clippy::print_stderr, clippy::dbg_macro)]
+#![warn(missing_docs)]
+
+mod cadence;
+mod camt;
+mod columns;
+mod csv_layouts;
+mod csv_statement;
+mod dates;
+mod descriptor;
+mod encoding;
+mod error;
+mod lines;
+mod money;
+mod ofx;
+mod ofx_sgml;
+mod recurring;
+mod report;
+mod services;
+mod statement;
+mod xml_text;
+
+pub use cadence::Cadence;
+pub use columns::{AmountColumns, ChargeSign, ColumnMap, parse_columns};
+pub use error::{ErrorKind, HeaderSeen, KNOWN_FORMATS, ScanError};
+pub use money::{Currency, Money};
+pub use report::{
+    FileSummary, PriceChange, Report, Subscription, Total, find_subscriptions, table_rows,
+    what_to_do,
+};
+pub use services::{Action, ServiceDescriptors, known_descriptors};
+pub use statement::{
+    Format, ScanOptions, SkipReason, Skipped, Statement, Transaction, read_statement,
+    read_statement_bytes,
+};

@@ -1,0 +1,131 @@
+//! Every statement under `fixtures/` against the result written beside it
+//! (`<name>.expected.toml`): the formats recognised, the lines read and
+//! skipped, each subscription found and the totals.
+
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
+
+use std::collections::BTreeSet;
+
+use common::{ExpectedSubscription, ExpectedTotal, expectations, fixtures, scan};
+use subterminator_scan::{Action, Subscription};
+
+mod common;
+
+fn short_action(action: &Action) -> String {
+    match action {
+        Action::Cancel { service } => format!("cancel {service}"),
+        Action::BilledThrough { company, .. } => format!("billed through {company}"),
+        Action::NoPlugin => "no plugin".to_owned(),
+    }
+}
+
+fn as_expected(s: &Subscription) -> ExpectedSubscription {
+    ExpectedSubscription {
+        descriptor: s.descriptor.clone(),
+        service: s.service.clone(),
+        cadence: s.cadence.as_str().to_owned(),
+        charges: s.charges,
+        first_charge: s.first_charge,
+        last_charge: s.last_charge,
+        amount: s.amount.to_string(),
+        yearly: s.yearly_cost.to_string(),
+        price_change: s
+            .price_change
+            .as_ref()
+            .map(|c| format!("{} -> {} on {}", c.from, c.to, c.date)),
+        ended: s.ended,
+        action: short_action(&s.action),
+    }
+}
+
+#[test]
+fn every_fixture_gives_its_expected_result() {
+    let all = expectations();
+    assert!(all.len() >= 10, "expectations: {all:?}");
+    let mut failures = Vec::new();
+    for path in &all {
+        let name = path.file_name().unwrap().to_string_lossy().into_owned();
+        let (expected, report) = scan(path);
+        let mut problems = Vec::new();
+
+        let formats: Vec<String> = report.files.iter().map(|f| f.format.to_string()).collect();
+        if formats != expected.read.formats {
+            problems.push(format!(
+                "formats {formats:?}, expected {:?}",
+                expected.read.formats
+            ));
+        }
+        let read = (
+            report.lines_read,
+            report.lines_skipped,
+            report.duplicates,
+            report.as_of,
+        );
+        let want = (
+            expected.read.lines_read,
+            expected.read.lines_skipped,
+            expected.read.duplicates,
+            Some(expected.read.as_of),
+        );
+        if read != want {
+            problems.push(format!(
+                "(lines read, skipped, duplicates, as of) {read:?}, expected {want:?}"
+            ));
+        }
+        let skipped_lines: Vec<usize> = report.skipped.iter().map(|s| s.line).collect();
+        if !expected.read.skipped_lines.is_empty() && skipped_lines != expected.read.skipped_lines {
+            problems.push(format!(
+                "skipped lines {skipped_lines:?}, expected {:?}",
+                expected.read.skipped_lines
+            ));
+        }
+
+        let got: Vec<ExpectedSubscription> = report.subscriptions.iter().map(as_expected).collect();
+        for (i, want) in expected.subscription.iter().enumerate() {
+            match got.get(i) {
+                Some(g) if g == want => {}
+                Some(g) => {
+                    problems.push(format!("subscription {i}:\n  got  {g:?}\n  want {want:?}"))
+                }
+                None => problems.push(format!("subscription {i} missing: want {want:?}")),
+            }
+        }
+        for extra in got.iter().skip(expected.subscription.len()) {
+            problems.push(format!("unexpected subscription {extra:?}"));
+        }
+
+        let totals: Vec<ExpectedTotal> = report
+            .totals
+            .iter()
+            .map(|t| ExpectedTotal {
+                currency: t.currency.to_string(),
+                per_month: t.per_month.to_string(),
+                per_year: t.per_year.to_string(),
+            })
+            .collect();
+        if totals != expected.total {
+            problems.push(format!("totals {totals:?}, expected {:?}", expected.total));
+        }
+        if !problems.is_empty() {
+            failures.push(format!("{name}:\n{}", problems.join("\n")));
+        }
+    }
+    assert!(failures.is_empty(), "\n{}", failures.join("\n\n"));
+}
+
+/// Every statement in `fixtures/` has an expectation that reads it.
+#[test]
+fn every_statement_has_an_expectation() {
+    let mut covered = BTreeSet::new();
+    for path in expectations() {
+        let (expected, _) = scan(&path);
+        covered.extend(expected.files);
+    }
+    for entry in std::fs::read_dir(fixtures()).unwrap() {
+        let name = entry.unwrap().file_name().to_string_lossy().into_owned();
+        if name.ends_with(".toml") || name.ends_with(".md") {
+            continue;
+        }
+        assert!(covered.contains(&name), "{name} has no expectation");
+    }
+}
