@@ -76,10 +76,13 @@ impl Catalog {
     }
 }
 
+/// service → language → word key → the words.
+pub type PlanWords = BTreeMap<String, BTreeMap<String, BTreeMap<String, String>>>;
+
 /// For each service, for each language, the words its plan steps are found
 /// by (`open_cancel` → "Mitgliedschaft kündigen"), so plans can learn the
 /// languages their sites ship in.
-pub fn plan_words() -> Result<BTreeMap<String, BTreeMap<String, BTreeMap<String, String>>>> {
+pub fn plan_words() -> Result<PlanWords> {
     let packs = LangPack::all()?;
     let mut out = BTreeMap::new();
     for family in family::all()? {

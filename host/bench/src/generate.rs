@@ -102,7 +102,7 @@ impl Work {
 /// Builds the flow of `variant` in `family`.
 pub(crate) fn flow(family: &Family, variant: &Variant) -> Result<Flow> {
     let id = variant.id(&family.service);
-    let broken = |why: &str| Error::Data(format!("flow {id}: {why}"));
+    let broken = |why: &str| -> Error { Error::Data(format!("flow {id}: {why}")) };
     let pack = LangPack::get(&variant.lang)?;
     let mut screens: Vec<Work> = family.screen.iter().map(Work::from_spec).collect();
     if !screens.iter().any(|s| s.kind == Kind::Confirm) {
@@ -110,12 +110,12 @@ pub(crate) fn flow(family: &Family, variant: &Variant) -> Result<Flow> {
     }
     let before = kinds(&screens);
     for trick in &variant.trick {
-        apply_trick(*trick, &mut screens).map_err(|why| broken(why))?;
+        apply_trick(*trick, &mut screens).map_err(broken)?;
     }
     for shape in &variant.shape {
-        apply_shape(*shape, &mut screens).map_err(|why| broken(why))?;
+        apply_shape(*shape, &mut screens).map_err(broken)?;
     }
-    check_combination(variant).map_err(|why| broken(why))?;
+    check_combination(variant).map_err(broken)?;
     // A screen kind the skeleton never had is a step its plan cannot know.
     let added = kinds(&screens).iter().any(|k| !before.contains(k));
     let service_steps = !added

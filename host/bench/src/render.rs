@@ -148,7 +148,7 @@ fn blocks(out: &mut String, blocks: &[Block]) {
             Block::Heading(text) => {
                 headings += 1;
                 let level = if headings == 1 { 1 } else { 2 };
-                let _ = write!(out, "<h{level}>{}</h{level}>\n", esc(text));
+                let _ = writeln!(out, "<h{level}>{}</h{level}>", esc(text));
             }
             Block::Text(text) => {
                 let _ = writeln!(out, "<p>{}</p>", esc(text));
@@ -232,10 +232,7 @@ fn controls(
         html.push('\n');
     }
     if bp.shadow {
-        let _ = write!(
-            out,
-            "<st-actions><template>{html}</template></st-actions>\n"
-        );
+        let _ = writeln!(out, "<st-actions><template>{html}</template></st-actions>");
     } else {
         out.push_str(&html);
     }

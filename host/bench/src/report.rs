@@ -191,7 +191,8 @@ impl Scorecard {
             "held-out".to_owned(),
             "overall".to_owned(),
         ]];
-        let metrics: [(&str, fn(&Totals) -> String); 12] = [
+        type Cell = fn(&Totals) -> String;
+        let metrics: [(&str, Cell); 12] = [
             ("flows", |t| t.flows.to_string()),
             ("runs", |t| t.runs.to_string()),
             ("verified successes", |t| {
@@ -285,7 +286,7 @@ fn chart(out: &mut String, name: &str, bars: &BTreeMap<String, f64>) {
     let plot = CHART_WIDTH - LABEL_WIDTH - 50;
     let _ = writeln!(
         out,
-        "<svg class=\"chart\" data-chart=\"{name}\" xmlns=\"http://www.w3.org/2000/svg\" width=\"{CHART_WIDTH}\" height=\"{height}\" role=\"img\" aria-label=\"ideal outcomes per {name}\">"
+        "<svg class=\"chart\" data-chart=\"{name}\" width=\"{CHART_WIDTH}\" height=\"{height}\" role=\"img\" aria-label=\"ideal outcomes per {name}\">"
     );
     for (i, (key, value)) in bars.iter().enumerate() {
         let y = u32::try_from(i).unwrap_or(0) * (BAR_HEIGHT + BAR_GAP) + BAR_GAP;
@@ -355,3 +356,6 @@ fn runs_table(out: &mut String, records: &[RunRecord]) {
     }
     out.push_str("</table>\n");
 }
+
+#[cfg(test)]
+mod tests;

@@ -321,3 +321,6 @@ fn no_run(run: &str) -> Response {
         &format!("there is no live run {run:?}"),
     )
 }
+
+#[cfg(test)]
+mod tests;
