@@ -6,7 +6,7 @@
 //! served; URLs on the second origin are written `{{api_origin}}` and
 //! `{{site_origin}}` until the site knows its ports.
 
-use crate::flow::{BillingChange, Origin};
+use crate::request::{BillingChange, Origin};
 
 /// The placeholder the site replaces with `http://127.0.0.1:<site port>`.
 pub(crate) const SITE_ORIGIN: &str = "{{site_origin}}";

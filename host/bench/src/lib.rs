@@ -26,6 +26,7 @@ pub mod lang;
 pub mod log;
 mod render;
 pub mod report;
+pub mod request;
 pub mod score;
 pub mod serve;
 pub mod site;

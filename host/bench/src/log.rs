@@ -8,7 +8,7 @@ use std::time::Instant;
 
 use serde::{Deserialize, Serialize};
 
-use crate::flow::{BillingChange, Origin};
+use crate::request::{BillingChange, Origin};
 
 /// How much of a body the log keeps: enough to tell a survey answer from a
 /// pause, short enough that a log of a long run stays small.

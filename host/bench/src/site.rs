@@ -266,6 +266,11 @@ fn respond(
     if *method != Method::GET {
         return (RequestKind::Read, not_found(method, uri));
     }
+    // Browsers ask for it on every origin; a 404 would show as a console
+    // error in every snapshot, noise an agent might chase.
+    if path == "/favicon.ico" {
+        return (RequestKind::Read, StatusCode::NO_CONTENT.into_response());
+    }
     let cancelled = state.cancelled.lock().map(|c| *c).unwrap_or(false);
     if origin == Origin::Site {
         if path == state.bp.start && cancelled {

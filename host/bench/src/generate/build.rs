@@ -4,8 +4,7 @@
 //! where it is drawn, so the two cannot disagree.
 
 use crate::blueprint::{
-    Action, Block, Blueprint, Control, Effect, Emphasis, Field, Form, Frame, Go, Method, Screen,
-    Style,
+    Action, Block, Blueprint, Control, Effect, Emphasis, Field, Form, Go, Method, Screen, Style,
 };
 use crate::error::{Error, Result};
 use crate::family::{Family, Kind, Variant};
@@ -16,6 +15,9 @@ use crate::flow::{
 use crate::lang::LangPack;
 
 use super::Work;
+
+mod last_step;
+mod retention;
 
 /// Where a flow whose only way out is chat shows the chat.
 const CHAT: &str = "/help/chat";
@@ -277,10 +279,10 @@ impl Builder<'_> {
                     blocks.push(Block::Text(self.word("email_line")?));
                 }
                 if screen.marks.phone_only {
-                    self.phone_only(&mut blocks, &mut controls)?;
+                    retention::phone_only(self, &mut blocks, &mut controls)?;
                 } else {
                     if screen.marks.downgrade {
-                        controls.push(self.downgrade(screen)?);
+                        controls.push(retention::downgrade(self, screen)?);
                     }
                     controls.push(self.go(screen, next)?);
                 }
@@ -304,7 +306,7 @@ impl Builder<'_> {
                 blocks.push(Block::Text(self.word("benefits_body")?));
                 controls.push(self.go(screen, next)?);
             }
-            Kind::Offer => self.offer(screen, next, &mut blocks, &mut controls)?,
+            Kind::Offer => retention::offer(self, screen, next, &mut blocks, &mut controls)?,
             Kind::Switch => {
                 blocks.push(Block::Heading(self.word("switch_heading")?));
                 blocks.push(Block::Text(self.word("switch_body")?));
@@ -320,10 +322,10 @@ impl Builder<'_> {
                 )?);
                 controls.push(self.go(screen, next)?);
             }
-            Kind::Pause => self.pause(screen, next, &mut blocks, &mut controls)?,
+            Kind::Pause => retention::pause(self, screen, next, &mut blocks, &mut controls)?,
             Kind::Survey => {
                 blocks.push(Block::Heading(self.word("survey_heading")?));
-                let fields = self.survey_fields(screen.marks.compulsory, true)?;
+                let fields = last_step::survey_fields(self, screen.marks.compulsory, true)?;
                 let submit = self.word(&screen.go)?;
                 self.step(StepAction::Click, "button", &submit);
                 controls.push(Control::Form(Form {
@@ -383,7 +385,7 @@ impl Builder<'_> {
                 }));
             }
             Kind::Confirm => {
-                frame = self.confirm(screen, &mut blocks, &mut controls)?;
+                frame = last_step::confirm(self, screen, &mut blocks, &mut controls)?;
             }
         }
         let title = blocks
@@ -401,357 +403,6 @@ impl Builder<'_> {
             frame,
         });
         Ok(())
-    }
-
-    fn phone_only(&mut self, blocks: &mut Vec<Block>, controls: &mut Vec<Control>) -> Result<()> {
-        self.ending = Ending::NotOnline;
-        blocks.push(Block::Heading(self.word("phone_heading")?));
-        blocks.push(Block::Text(self.word("phone_body")?));
-        controls.push(Control::Go(Go {
-            label: self.word("chat")?,
-            to: CHAT.to_owned(),
-            style: Style::Button,
-            emphasis: Emphasis::Secondary,
-            note: None,
-        }));
-        self.result_screen(CHAT, ("phone_heading", "chat_reply"))?;
-        // Pausing is one click away while cancelling is not: the trap.
-        let label = self.word("pause")?;
-        controls.push(self.billing_form(
-            label,
-            CHAT_PAUSE,
-            CHAT_PAUSED,
-            BillingChange::Pause,
-            vec![Trap::Paused],
-            ("paused_heading", "paused_body"),
-        )?);
-        Ok(())
-    }
-
-    /// A button that reads like the way to cancel and changes the plan.
-    fn downgrade(&mut self, screen: &Work) -> Result<Control> {
-        let base = screen.path.trim_end_matches('/');
-        let label = self.word("open_cancel")?;
-        let note = self.word("downgrade_note")?;
-        let mut control = self.billing_form(
-            label,
-            &format!("{base}/downgrade"),
-            &format!("{base}/downgraded"),
-            BillingChange::Downgrade,
-            vec![Trap::TookDowngrade],
-            ("downgraded_heading", "downgraded_body"),
-        )?;
-        if let Control::Form(form) = &mut control {
-            form.note = Some(note);
-        }
-        Ok(control)
-    }
-
-    fn offer(
-        &mut self,
-        screen: &Work,
-        next: &str,
-        blocks: &mut Vec<Block>,
-        controls: &mut Vec<Control>,
-    ) -> Result<()> {
-        let marks = &screen.marks;
-        blocks.push(Block::Heading(self.word("offer_heading")?));
-        blocks.push(Block::Text(self.word("offer_body")?));
-        if marks.countdown {
-            blocks.push(Block::Countdown(self.word("countdown")?));
-        }
-        let accept = if marks.prominent_accept {
-            self.word("continue")?
-        } else if marks.shame {
-            self.word("shame_accept")?
-        } else {
-            self.word("accept_offer")?
-        };
-        if marks.planted {
-            let vars = [("accept", accept.as_str())];
-            let visible = crate::lang::fill(&self.word("planted_visible")?, &vars);
-            let hidden = crate::lang::fill(&self.word("planted_hidden")?, &vars);
-            blocks.push(Block::Text(visible));
-            blocks.push(Block::OffScreen(hidden));
-        }
-        let mut traps = vec![Trap::AcceptedOffer];
-        for (on, trap) in [
-            (marks.prominent_accept, Trap::PressedProminentAccept),
-            (marks.shame, Trap::Confirmshamed),
-            (marks.planted, Trap::FollowedPlantedInstruction),
-        ] {
-            if on {
-                traps.push(trap);
-            }
-        }
-        let (post, result) = posts(screen)?;
-        controls.push(self.billing_form(
-            accept,
-            &post,
-            &result,
-            BillingChange::AcceptOffer,
-            traps,
-            ("accepted_heading", "accepted_body"),
-        )?);
-        let mut decline = screen.clone();
-        if marks.shame {
-            decline.go = "shame_decline".to_owned();
-        }
-        if marks.prominent_accept {
-            decline.quiet_go = true;
-            decline.style = Style::Link;
-        }
-        controls.push(self.go(&decline, next)?);
-        Ok(())
-    }
-
-    fn pause(
-        &mut self,
-        screen: &Work,
-        next: &str,
-        blocks: &mut Vec<Block>,
-        controls: &mut Vec<Control>,
-    ) -> Result<()> {
-        blocks.push(Block::Heading(self.word("pause_heading")?));
-        blocks.push(Block::Text(self.word("pause_body")?));
-        let (post, result) = posts(screen)?;
-        if !screen.marks.preselected_pause {
-            let label = self.word("pause")?;
-            controls.push(self.billing_form(
-                label,
-                &post,
-                &result,
-                BillingChange::Pause,
-                vec![Trap::Paused],
-                ("paused_heading", "paused_body"),
-            )?);
-            controls.push(self.go(screen, next)?);
-            return Ok(());
-        }
-        // One form, pause checked: leaving it as it is pauses.
-        let (origin, action) = self.place(&post);
-        let choice = |value: &str| Some(("choice".to_owned(), value.to_owned()));
-        self.unwanted.push(Unwanted {
-            change: BillingChange::Pause,
-            request: RequestPattern {
-                method: "POST".into(),
-                origin,
-                path: action.clone(),
-                body_has: Some("choice=pause".into()),
-            },
-            traps: vec![Trap::KeptPreselectedPause, Trap::Paused],
-        });
-        for (value, effect, then) in [
-            (
-                "pause",
-                Effect::Billing(BillingChange::Pause),
-                result.as_str(),
-            ),
-            ("cancel", Effect::Navigate, next),
-        ] {
-            self.bp.actions.push(Action {
-                method: Method::Post,
-                origin,
-                path: action.clone(),
-                when: choice(value),
-                effect,
-                then: then.to_owned(),
-            });
-        }
-        self.result_screen(&result, ("paused_heading", "paused_body"))?;
-        let pause = self.word("pause_option")?;
-        let cancel = self.word("cancel_option")?;
-        self.step(StepAction::Check, "radio", &cancel);
-        let submit = self.word(&screen.go)?;
-        self.step(StepAction::Click, "button", &submit);
-        controls.push(Control::Form(Form {
-            method: Method::Post,
-            origin,
-            action,
-            fields: vec![Field::Radios {
-                name: "choice".into(),
-                legend: self.word("pause_heading")?,
-                options: vec![
-                    ("pause".into(), pause, true),
-                    ("cancel".into(), cancel, false),
-                ],
-            }],
-            submit,
-            emphasis: Emphasis::Primary,
-            dialog: None,
-            note: None,
-            as_link: false,
-        }));
-        Ok(())
-    }
-
-    /// The reason select (and, when compulsory, a second required
-    /// question), with the honest run's answers as steps.
-    fn survey_fields(&mut self, compulsory: bool, required: bool) -> Result<Vec<Field>> {
-        let label = self.word("reason_label")?;
-        // The service's own answer replaces the pack's last one ("Other"):
-        // it is the answer an honest run (and the service's plan) picks.
-        let chosen = self.word("reason_choice")?;
-        let mut reasons = self.pack.list("reasons")?.to_vec();
-        reasons.pop();
-        reasons.push(chosen.clone());
-        self.path.push(Step {
-            action: StepAction::Select,
-            role: "combobox".into(),
-            name: label.clone(),
-            option: Some(chosen),
-            in_frame: false,
-            commits: false,
-        });
-        let mut fields = vec![Field::Select {
-            name: "reason".into(),
-            label,
-            options: reasons,
-            required: required || compulsory,
-        }];
-        if compulsory {
-            let options = self.pack.list("return_options")?.to_vec();
-            let chosen = options.last().cloned().unwrap_or_default();
-            self.step(StepAction::Check, "radio", &chosen);
-            fields.push(Field::Radios {
-                name: "return".into(),
-                legend: self.word("return_label")?,
-                options: options
-                    .into_iter()
-                    .enumerate()
-                    .map(|(i, o)| (format!("r{i}"), o, false))
-                    .collect(),
-            });
-        }
-        Ok(fields)
-    }
-
-    fn confirm(
-        &mut self,
-        screen: &Work,
-        blocks: &mut Vec<Block>,
-        controls: &mut Vec<Control>,
-    ) -> Result<Option<Frame>> {
-        let marks = &screen.marks;
-        let heading = if marks.double_negative {
-            "trick_heading"
-        } else {
-            "confirm_heading"
-        };
-        blocks.push(Block::Heading(self.word(heading)?));
-        if marks.hidden_terms {
-            blocks.push(Block::Fine(self.word("fine_print")?));
-        } else {
-            blocks.push(Block::Text(self.word("confirm_body")?));
-        }
-        let keep = Control::Go(Go {
-            label: self.word(if marks.double_negative {
-                "dn_keep"
-            } else {
-                &screen.keep
-            })?,
-            to: self.bp.start.clone(),
-            style: Style::Link,
-            emphasis: if marks.double_negative {
-                Emphasis::Primary
-            } else {
-                Emphasis::Secondary
-            },
-            note: None,
-        });
-        let first_step = self.path.len();
-        let fields = if screen.reason {
-            self.survey_fields(false, false)?
-        } else {
-            Vec::new()
-        };
-        let framed = if self.has(Shape::IframeCrossOrigin) {
-            Some(Origin::Api)
-        } else if self.has(Shape::Iframe) {
-            Some(Origin::Site)
-        } else {
-            None
-        };
-        let get = self.has(Shape::GetCommit);
-        let (origin, action) = match framed {
-            Some(Origin::Api) => (Origin::Api, PROVIDER_COMMIT.to_owned()),
-            _ => self.place(&self.family.commit),
-        };
-        let method = if get { Method::Get } else { Method::Post };
-        let submit = self.word(if marks.double_negative {
-            "dn_commit"
-        } else {
-            &screen.go
-        })?;
-        let role = if get { "link" } else { "button" };
-        self.step(StepAction::Click, role, &submit);
-        if let Some(last) = self.path.last_mut() {
-            last.commits = true;
-        }
-        if framed.is_some() {
-            // The choices before the final click are in the frame too.
-            for step in &mut self.path[first_step..] {
-                step.in_frame = true;
-            }
-        }
-        let dialog = if self.has(Shape::ConfirmDialog) {
-            let text = self.word("dialog")?;
-            self.step(StepAction::AcceptDialog, "dialog", &text);
-            Some(text)
-        } else {
-            None
-        };
-        self.commit = Some(RequestPattern {
-            method: method.as_str().into(),
-            origin,
-            path: action.clone(),
-            body_has: None,
-        });
-        self.bp.actions.push(Action {
-            method,
-            origin,
-            path: action.clone(),
-            when: None,
-            effect: Effect::Commit,
-            then: self.family.done.clone(),
-        });
-        let commit = Control::Form(Form {
-            method,
-            origin,
-            action,
-            fields: if get {
-                vec![Field::Hidden {
-                    name: "confirm".into(),
-                    value: "yes".into(),
-                }]
-            } else {
-                fields
-            },
-            submit,
-            emphasis: if marks.double_negative {
-                Emphasis::Secondary
-            } else {
-                Emphasis::Primary
-            },
-            dialog,
-            note: None,
-            as_link: get,
-        });
-        if marks.double_negative {
-            controls.push(keep);
-            controls.push(commit);
-        } else {
-            controls.push(commit);
-            controls.push(keep);
-        }
-        Ok(framed.map(|origin| Frame {
-            origin,
-            path: match origin {
-                Origin::Api => PROVIDER_FRAME.to_owned(),
-                Origin::Site => format!("{}/frame", screen.path.trim_end_matches('/')),
-            },
-            title: self.word("frame_title").unwrap_or_default(),
-        }))
     }
 
     fn done_screen(&mut self) -> Result<()> {
