@@ -17,6 +17,7 @@ const PLAN_WORDS: &[&str] = &[
     "continue",
     "next",
     "reason_label",
+    "reason_choice",
     "final",
     "done_heading",
 ];

@@ -10,7 +10,7 @@ use std::collections::BTreeMap;
 use std::sync::Arc;
 
 use axum::extract::{Path, Query, State};
-use axum::http::{HeaderMap, StatusCode, header};
+use axum::http::{StatusCode, header};
 use axum::response::{IntoResponse, Response};
 use axum::routing::{get, post};
 use axum::{Json, Router};
@@ -273,11 +273,7 @@ pub struct RunReport {
     pub verdict: Verdict,
 }
 
-async fn run_verdict(
-    State(bench): Shared,
-    Path(run): Path<String>,
-    _headers: HeaderMap,
-) -> Response {
+async fn run_verdict(State(bench): Shared, Path(run): Path<String>) -> Response {
     let runs = bench.runs.lock().await;
     let Some(live) = runs.get(&run) else {
         return no_run(&run);
