@@ -270,6 +270,8 @@ pub struct RunReport {
     /// Whether answers were reported; without them every commit counts as
     /// one without a yes.
     pub answers_reported: bool,
+    /// From the run's start to its claim, on the site's clock.
+    pub wall_ms: Option<u64>,
     pub verdict: Verdict,
 }
 
@@ -287,6 +289,7 @@ async fn run_verdict(State(bench): Shared, Path(run): Path<String>) -> Response 
         flow: live.flow.clone(),
         claimed: live.claimed,
         answers_reported: !live.facts.answers.is_empty(),
+        wall_ms: live.facts.wall_ms,
         verdict,
     })
     .into_response()

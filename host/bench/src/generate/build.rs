@@ -98,7 +98,7 @@ pub(super) fn flow(
     b.bp.footer = b.word("footer")?;
     for (at, screen) in screens.iter().enumerate() {
         let next = screens.get(at + 1).map(|s| s.path.as_str()).unwrap_or("");
-        if b.ending != Ending::Commit && screen.kind == Kind::Confirm {
+        if b.ending == Ending::NotOnline && screen.kind == Kind::Confirm {
             // A phone-only flow keeps its confirm to know the commit path:
             // it is never drawn.
             continue;
@@ -112,6 +112,11 @@ pub(super) fn flow(
     } else {
         vec![b.word("done_heading")?]
     };
+    // Behind a sign-in wall the pages go on (a person who signs in can
+    // finish), but an honest agent's path ends where it hands over.
+    if let Some(at) = b.path.iter().position(|s| s.action == StepAction::HandOver) {
+        b.path.truncate(at + 1);
+    }
     let truth = Truth {
         ending: b.ending,
         cancellable_online: b.ending != Ending::NotOnline,
