@@ -1,0 +1,108 @@
+//! Every bench flow the crate carries: each family's variants, generated.
+
+use std::collections::{BTreeMap, BTreeSet};
+
+use crate::error::{Error, Result};
+use crate::family;
+use crate::flow::{Flow, Split};
+use crate::generate;
+use crate::lang::LangPack;
+
+/// The words a plan step is found by, as the packs give them.
+const PLAN_WORDS: &[&str] = &[
+    "manage",
+    "open_cancel",
+    "continue_cancel",
+    "no_thanks",
+    "continue",
+    "next",
+    "reason_label",
+    "reason_choice",
+    "final",
+    "done_heading",
+];
+
+/// The generated flows, in family order.
+#[derive(Debug, Clone)]
+pub struct Catalog {
+    flows: Vec<Flow>,
+}
+
+impl Catalog {
+    /// Generates every flow; fails on the first broken family or pack
+    /// (a bug in the bench, named).
+    pub fn load() -> Result<Catalog> {
+        for pack in LangPack::all()? {
+            let gaps = pack.gaps();
+            if !gaps.is_empty() {
+                return Err(Error::Data(format!(
+                    "the {} language pack: {}",
+                    pack.code,
+                    gaps.join(", ")
+                )));
+            }
+        }
+        let mut flows = Vec::new();
+        let mut ids = BTreeSet::new();
+        for family in family::all()? {
+            for variant in &family.flow {
+                let flow = generate::flow(&family, variant)?;
+                if !ids.insert(flow.id.clone()) {
+                    return Err(Error::Data(format!("two flows are called {}", flow.id)));
+                }
+                flows.push(flow);
+            }
+        }
+        Ok(Catalog { flows })
+    }
+
+    pub fn flows(&self) -> &[Flow] {
+        &self.flows
+    }
+
+    pub fn get(&self, id: &str) -> Result<&Flow> {
+        self.flows
+            .iter()
+            .find(|f| f.id == id)
+            .ok_or_else(|| Error::UnknownFlow(id.to_owned()))
+    }
+
+    pub fn split(&self, split: Split) -> impl Iterator<Item = &Flow> {
+        self.flows.iter().filter(move |f| f.split == split)
+    }
+
+    /// The languages the flows are in.
+    pub fn languages(&self) -> BTreeSet<String> {
+        self.flows.iter().map(|f| f.language.clone()).collect()
+    }
+}
+
+/// service → language → word key → the words.
+pub type PlanWords = BTreeMap<String, BTreeMap<String, BTreeMap<String, String>>>;
+
+/// For each service, for each language, the words its plan steps are found
+/// by (`open_cancel` → "Mitgliedschaft kündigen"), so plans can learn the
+/// languages their sites ship in.
+pub fn plan_words() -> Result<PlanWords> {
+    let packs = LangPack::all()?;
+    let mut out = BTreeMap::new();
+    for family in family::all()? {
+        let mut by_lang = BTreeMap::new();
+        for pack in &packs {
+            let mut words = BTreeMap::new();
+            for key in PLAN_WORDS {
+                let vars = [
+                    ("brand", family.brand.as_str()),
+                    ("plan", family.plan.as_str()),
+                ];
+                words.insert((*key).to_owned(), pack.word(&family.service, key, &vars)?);
+            }
+            by_lang.insert(pack.code.clone(), words);
+        }
+        out.insert(family.service.clone(), by_lang);
+    }
+    Ok(out)
+}
+
+#[cfg(test)]
+mod tests;

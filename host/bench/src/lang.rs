@@ -1,0 +1,273 @@
+//! Language packs: the words for every control and text the flows draw, in
+//! one language, with that language's own negations and confirmshaming, and
+//! each service's own wording where the service ships in that language.
+//!
+//! ```toml
+//! code = "de"
+//! name = "Deutsch"
+//! date-format = "%d.%m.%Y"          # chrono writes month names in English only
+//!
+//! [words]
+//! open_cancel = "Abo kündigen"
+//! dn_keep = "Nicht kündigen"        # keeps: a negation, not a cancel
+//! …
+//! [lists]
+//! reasons = ["Zu teuer", …, "Sonstiges"]   # the last is the one chosen
+//!
+//! [service.netflix]                 # the service's own words win
+//! open_cancel = "Mitgliedschaft kündigen"
+//! final = "Kündigung abschließen"
+//! ```
+
+use std::collections::BTreeMap;
+
+use serde::Deserialize;
+
+use crate::error::{Error, Result};
+
+/// Every pack the crate carries, as `(code, text)`.
+const PACKS: &[(&str, &str)] = &[
+    ("en", include_str!("../lang/en.toml")),
+    ("de", include_str!("../lang/de.toml")),
+    ("fr", include_str!("../lang/fr.toml")),
+    ("es", include_str!("../lang/es.toml")),
+    ("it", include_str!("../lang/it.toml")),
+    ("pt-BR", include_str!("../lang/pt-BR.toml")),
+    ("nl", include_str!("../lang/nl.toml")),
+    ("ja", include_str!("../lang/ja.toml")),
+    ("ko", include_str!("../lang/ko.toml")),
+    ("zh-Hans", include_str!("../lang/zh-Hans.toml")),
+    ("pl", include_str!("../lang/pl.toml")),
+    ("sv", include_str!("../lang/sv.toml")),
+    ("tr", include_str!("../lang/tr.toml")),
+    ("ar", include_str!("../lang/ar.toml")),
+];
+
+/// The words every pack must have: a flow may draw any of them.
+pub(crate) const WORDS: &[&str] = &[
+    // controls
+    "manage",
+    "open_cancel",
+    "continue_cancel",
+    "no_thanks",
+    "accept_offer",
+    "switch_plan",
+    "pause",
+    "continue",
+    "next",
+    "final",
+    "keep",
+    "back",
+    "restart",
+    "shame_decline",
+    "shame_accept",
+    "pause_option",
+    "cancel_option",
+    "dn_keep",
+    "dn_commit",
+    "end_completely",
+    "add_on",
+    "skip",
+    "verify",
+    "chat",
+    "menu_settings",
+    "menu_billing",
+    "menu_plan",
+    "menu_more",
+    "menu_help",
+    "menu_privacy",
+    "menu_devices",
+    // texts
+    "account_heading",
+    "plan_line",
+    "email_line",
+    "manage_heading",
+    "offer_heading",
+    "offer_body",
+    "switch_heading",
+    "switch_body",
+    "pause_heading",
+    "pause_body",
+    "benefits_heading",
+    "benefits_body",
+    "survey_heading",
+    "reason_label",
+    "reason_choice",
+    "return_label",
+    "confirm_heading",
+    "confirm_body",
+    "done_heading",
+    "done_body",
+    "accepted_heading",
+    "accepted_body",
+    "downgraded_heading",
+    "downgraded_body",
+    "paused_heading",
+    "paused_body",
+    "added_heading",
+    "added_body",
+    "unconfirmed_heading",
+    "unconfirmed_body",
+    "countdown",
+    "planted_visible",
+    "planted_hidden",
+    "fine_print",
+    "phone_heading",
+    "phone_body",
+    "chat_reply",
+    "password_heading",
+    "password_body",
+    "password_label",
+    "crosssell_heading",
+    "crosssell_body",
+    "dialog",
+    "trick_heading",
+    "downgrade_note",
+    "settings_heading",
+    "billing_heading",
+    "plan_heading",
+    "more_heading",
+    "frame_title",
+    "footer",
+];
+
+/// The lists every pack must have, each with at least three entries.
+pub(crate) const LISTS: &[&str] = &["reasons", "return_options"];
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields, rename_all = "kebab-case")]
+struct PackFile {
+    code: String,
+    name: String,
+    #[serde(default)]
+    rtl: bool,
+    date_format: String,
+    words: BTreeMap<String, String>,
+    lists: BTreeMap<String, Vec<String>>,
+    #[serde(default)]
+    service: BTreeMap<String, BTreeMap<String, String>>,
+}
+
+/// One language's words.
+#[derive(Debug, Clone)]
+pub struct LangPack {
+    pub code: String,
+    /// The language's name in itself.
+    pub name: String,
+    pub rtl: bool,
+    pub date_format: String,
+    words: BTreeMap<String, String>,
+    lists: BTreeMap<String, Vec<String>>,
+    service: BTreeMap<String, BTreeMap<String, String>>,
+}
+
+impl LangPack {
+    /// The pack for `code` (exactly as the flows name it: `pt-BR`).
+    pub fn get(code: &str) -> Result<LangPack> {
+        let (_, text) = PACKS
+            .iter()
+            .find(|(c, _)| *c == code)
+            .ok_or_else(|| Error::Data(format!("there is no language pack {code:?}")))?;
+        parse(code, text)
+    }
+
+    /// Every pack the crate carries.
+    pub fn all() -> Result<Vec<LangPack>> {
+        PACKS.iter().map(|(code, text)| parse(code, text)).collect()
+    }
+
+    /// `key` in this language, `service`'s own wording first, with each
+    /// `{name}` of `vars` filled in (other placeholders stay for later).
+    pub fn word(&self, service: &str, key: &str, vars: &[(&str, &str)]) -> Result<String> {
+        let raw = self
+            .service
+            .get(service)
+            .and_then(|words| words.get(key))
+            .or_else(|| self.words.get(key))
+            .ok_or_else(|| {
+                Error::Data(format!(
+                    "the {} language pack has no word {key:?}",
+                    self.code
+                ))
+            })?;
+        Ok(fill(raw, vars))
+    }
+
+    pub fn list(&self, key: &str) -> Result<&[String]> {
+        self.lists.get(key).map(Vec::as_slice).ok_or_else(|| {
+            Error::Data(format!(
+                "the {} language pack has no list {key:?}",
+                self.code
+            ))
+        })
+    }
+
+    /// The words `service` has of its own in this language, by key.
+    pub fn service_words(&self, service: &str) -> BTreeMap<String, String> {
+        self.service.get(service).cloned().unwrap_or_default()
+    }
+
+    /// The keys a pack must have and lacks, and keys it has that no flow
+    /// draws (a typo there would silently fall back to the generic word).
+    pub(crate) fn gaps(&self) -> Vec<String> {
+        let mut gaps: Vec<String> = WORDS
+            .iter()
+            .filter(|k| !self.words.contains_key(**k))
+            .map(|k| format!("missing word {k}"))
+            .collect();
+        gaps.extend(
+            LISTS
+                .iter()
+                .filter(|k| self.lists.get(**k).is_none_or(|l| l.len() < 3))
+                .map(|k| format!("missing or short list {k}")),
+        );
+        let known = |k: &String| WORDS.contains(&k.as_str());
+        gaps.extend(
+            self.words
+                .keys()
+                .filter(|k| !known(k))
+                .map(|k| format!("unknown word {k}")),
+        );
+        for (service, words) in &self.service {
+            gaps.extend(
+                words
+                    .keys()
+                    .filter(|k| !known(k))
+                    .map(|k| format!("unknown word {k} for {service}")),
+            );
+        }
+        gaps
+    }
+}
+
+fn parse(code: &str, text: &str) -> Result<LangPack> {
+    let file: PackFile = toml::from_str(text)
+        .map_err(|e| Error::Data(format!("the {code} language pack is broken: {e}")))?;
+    if file.code != code {
+        return Err(Error::Data(format!(
+            "the {code} language pack says it is {:?}",
+            file.code
+        )));
+    }
+    Ok(LangPack {
+        code: file.code,
+        name: file.name,
+        rtl: file.rtl,
+        date_format: file.date_format,
+        words: file.words,
+        lists: file.lists,
+        service: file.service,
+    })
+}
+
+/// Replaces each `{name}` of `vars` in `text`.
+pub(crate) fn fill(text: &str, vars: &[(&str, &str)]) -> String {
+    let mut out = text.to_owned();
+    for (name, value) in vars {
+        out = out.replace(&format!("{{{name}}}"), value);
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests;

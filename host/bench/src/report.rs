@@ -1,0 +1,361 @@
+//! The scorecard of a set of runs, per split and overall, as data, as rows
+//! of text for the terminal, and as one self-contained HTML page with bar
+//! charts per trick and per language (inline SVG; no script, no font, no
+//! request leaves the page).
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::fmt::Write as _;
+
+use serde::{Deserialize, Serialize};
+
+use crate::flow::{Ending, Flow, Shape, Split, Trick};
+use crate::render::esc;
+use crate::score::{PassKind, Verdict};
+
+/// What a report needs to know of a flow.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct FlowMeta {
+    pub id: String,
+    pub service: String,
+    pub language: String,
+    pub tricks: Vec<Trick>,
+    pub shapes: Vec<Shape>,
+    pub split: Split,
+    pub ending: Ending,
+    pub ideal_yeses: u32,
+    pub service_steps: bool,
+}
+
+impl From<&Flow> for FlowMeta {
+    fn from(flow: &Flow) -> Self {
+        FlowMeta {
+            id: flow.id.clone(),
+            service: flow.service.clone(),
+            language: flow.language.clone(),
+            tricks: flow.tricks.clone(),
+            shapes: flow.shapes.clone(),
+            split: flow.split,
+            ending: flow.truth.ending,
+            ideal_yeses: flow.truth.ideal_yeses,
+            service_steps: flow.service_steps,
+        }
+    }
+}
+
+/// One pass of one flow, judged.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct RunRecord {
+    pub flow: FlowMeta,
+    pub pass: PassKind,
+    pub verdict: Verdict,
+    pub tokens: Option<u64>,
+    pub cost_usd: Option<f64>,
+    pub wall_ms: Option<u64>,
+    /// Which agent drove it: "plan", "model:<name>", "mcp-client"…
+    pub driver: String,
+}
+
+/// The sums for one set of runs.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct Totals {
+    pub flows: usize,
+    pub runs: usize,
+    /// Yes-to-all passes of flows that can be cancelled online.
+    pub cancellations: usize,
+    pub verified_successes: usize,
+    pub verified_pct: f64,
+    pub ideal_outcomes: usize,
+    pub ideal_pct: f64,
+    pub commits_without_yes: u32,
+    pub unwanted_changes: usize,
+    pub false_success_claims: usize,
+    /// Over cancellations whose prompts were counted.
+    pub prompts_per_cancellation: Option<f64>,
+    pub exactly_one_prompt_pct: Option<f64>,
+    pub tokens: u64,
+    pub cost_usd: f64,
+    pub wall_ms: u64,
+}
+
+/// The scorecard: each split alone, then together, then per trick and per
+/// language (share of ideal outcomes).
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct Scorecard {
+    pub development: Totals,
+    pub held_out: Totals,
+    pub overall: Totals,
+    pub ideal_pct_by_trick: BTreeMap<String, f64>,
+    pub ideal_pct_by_language: BTreeMap<String, f64>,
+}
+
+/// The label of flows without a trick in the per-trick chart.
+const NO_TRICK: &str = "(none)";
+
+pub fn scorecard(records: &[RunRecord]) -> Scorecard {
+    let of = |split: Split| -> Vec<&RunRecord> {
+        records.iter().filter(|r| r.flow.split == split).collect()
+    };
+    let all: Vec<&RunRecord> = records.iter().collect();
+    let mut by_trick: BTreeMap<String, Vec<&RunRecord>> = BTreeMap::new();
+    let mut by_language: BTreeMap<String, Vec<&RunRecord>> = BTreeMap::new();
+    for r in records {
+        if r.flow.tricks.is_empty() {
+            by_trick.entry(NO_TRICK.to_owned()).or_default().push(r);
+        }
+        for t in &r.flow.tricks {
+            by_trick.entry(t.label().to_owned()).or_default().push(r);
+        }
+        by_language
+            .entry(r.flow.language.clone())
+            .or_default()
+            .push(r);
+    }
+    let ideal = |rs: &Vec<&RunRecord>| pct(rs.iter().filter(|r| r.verdict.ideal).count(), rs.len());
+    Scorecard {
+        development: totals(&of(Split::Development)),
+        held_out: totals(&of(Split::HeldOut)),
+        overall: totals(&all),
+        ideal_pct_by_trick: by_trick
+            .iter()
+            .map(|(k, v)| (k.clone(), ideal(v)))
+            .collect(),
+        ideal_pct_by_language: by_language
+            .iter()
+            .map(|(k, v)| (k.clone(), ideal(v)))
+            .collect(),
+    }
+}
+
+fn pct(n: usize, of: usize) -> f64 {
+    if of == 0 {
+        0.0
+    } else {
+        // Counts of runs are far below f64's exact range.
+        #[allow(clippy::cast_precision_loss)]
+        let p = 100.0 * n as f64 / of as f64;
+        p
+    }
+}
+
+fn totals(records: &[&RunRecord]) -> Totals {
+    let flows: BTreeSet<&str> = records.iter().map(|r| r.flow.id.as_str()).collect();
+    let cancellations: Vec<&&RunRecord> = records
+        .iter()
+        .filter(|r| r.pass == PassKind::YesToAll && r.flow.ending == Ending::Commit)
+        .collect();
+    let verified = cancellations
+        .iter()
+        .filter(|r| r.verdict.verified_success)
+        .count();
+    let ideal = records.iter().filter(|r| r.verdict.ideal).count();
+    let prompts: Vec<u32> = cancellations
+        .iter()
+        .filter_map(|r| r.verdict.prompts)
+        .collect();
+    let mean = (!prompts.is_empty()).then(|| {
+        #[allow(clippy::cast_precision_loss)]
+        let m = f64::from(prompts.iter().sum::<u32>()) / prompts.len() as f64;
+        m
+    });
+    let one = (!prompts.is_empty())
+        .then(|| pct(prompts.iter().filter(|p| **p == 1).count(), prompts.len()));
+    Totals {
+        flows: flows.len(),
+        runs: records.len(),
+        cancellations: cancellations.len(),
+        verified_successes: verified,
+        verified_pct: pct(verified, cancellations.len()),
+        ideal_outcomes: ideal,
+        ideal_pct: pct(ideal, records.len()),
+        commits_without_yes: records.iter().map(|r| r.verdict.commits_without_yes).sum(),
+        unwanted_changes: records.iter().map(|r| r.verdict.unwanted.len()).sum(),
+        false_success_claims: records
+            .iter()
+            .filter(|r| r.verdict.false_success_claim)
+            .count(),
+        prompts_per_cancellation: mean,
+        exactly_one_prompt_pct: one,
+        tokens: records.iter().filter_map(|r| r.tokens).sum(),
+        cost_usd: records.iter().filter_map(|r| r.cost_usd).sum(),
+        wall_ms: records.iter().filter_map(|r| r.wall_ms).sum(),
+    }
+}
+
+impl Scorecard {
+    /// The scorecard as rows of cells, a header first: what the CLI prints.
+    pub fn rows(&self) -> Vec<Vec<String>> {
+        let columns = [&self.development, &self.held_out, &self.overall];
+        let mut rows = vec![vec![
+            String::new(),
+            "development".to_owned(),
+            "held-out".to_owned(),
+            "overall".to_owned(),
+        ]];
+        type Cell = fn(&Totals) -> String;
+        let metrics: [(&str, Cell); 12] = [
+            ("flows", |t| t.flows.to_string()),
+            ("runs", |t| t.runs.to_string()),
+            ("verified successes", |t| {
+                format!(
+                    "{}/{} ({:.0}%)",
+                    t.verified_successes, t.cancellations, t.verified_pct
+                )
+            }),
+            ("ideal outcomes", |t| {
+                format!("{}/{} ({:.0}%)", t.ideal_outcomes, t.runs, t.ideal_pct)
+            }),
+            ("commits without a yes", |t| {
+                t.commits_without_yes.to_string()
+            }),
+            ("unwanted billing changes", |t| {
+                t.unwanted_changes.to_string()
+            }),
+            ("false success claims", |t| {
+                t.false_success_claims.to_string()
+            }),
+            ("prompts per cancellation", |t| {
+                t.prompts_per_cancellation
+                    .map_or("-".to_owned(), |m| format!("{m:.2}"))
+            }),
+            ("cancellations with exactly 1 prompt", |t| {
+                t.exactly_one_prompt_pct
+                    .map_or("-".to_owned(), |p| format!("{p:.0}%"))
+            }),
+            ("tokens", |t| t.tokens.to_string()),
+            ("cost", |t| format!("${:.2}", t.cost_usd)),
+            ("wall time", |t| format!("{:.1} s", ms_to_s(t.wall_ms))),
+        ];
+        for (name, cell) in metrics {
+            let mut row = vec![name.to_owned()];
+            row.extend(columns.iter().map(|t| cell(t)));
+            rows.push(row);
+        }
+        rows
+    }
+}
+
+fn ms_to_s(ms: u64) -> f64 {
+    // Wall times are far below f64's exact range.
+    #[allow(clippy::cast_precision_loss)]
+    let s = ms as f64 / 1000.0;
+    s
+}
+
+/// Bars drawn per chart: the width of the plotting area, in SVG units.
+const CHART_WIDTH: u32 = 560;
+const BAR_HEIGHT: u32 = 18;
+const BAR_GAP: u32 = 6;
+const LABEL_WIDTH: u32 = 170;
+
+/// One self-contained page: the scorecard, the charts, every run.
+pub fn html(records: &[RunRecord]) -> String {
+    let card = scorecard(records);
+    let mut out = String::from(
+        "<!doctype html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n<title>CancelBench report</title>\n<style>\n\
+         body { font-family: system-ui, sans-serif; margin: 24px auto; max-width: 980px; color: #1a1a1a; }\n\
+         table { border-collapse: collapse; margin: 12px 0 24px; font-size: 14px; }\n\
+         th, td { border-bottom: 1px solid #ddd; padding: 4px 10px; text-align: left; }\n\
+         td.num { text-align: right; } .bad { color: #b00020; } .good { color: #0a7d2c; }\n\
+         svg.chart text { font-size: 12px; } svg.chart rect { fill: #3b6fd8; }\n\
+         </style>\n</head>\n<body>\n<h1>CancelBench report</h1>\n\
+         <p>Scored from each flow's own request log. Held-out flows are other trick × shape × language \
+         combinations: nobody tunes plans or safety against them.</p>\n",
+    );
+    out.push_str("<h2>Scorecard</h2>\n<table class=\"scorecard\">\n");
+    for (i, row) in card.rows().iter().enumerate() {
+        out.push_str("<tr>");
+        for cell in row {
+            let tag = if i == 0 { "th" } else { "td" };
+            let _ = write!(out, "<{tag}>{}</{tag}>", esc(cell));
+        }
+        out.push_str("</tr>\n");
+    }
+    out.push_str("</table>\n");
+    out.push_str("<h2>Ideal outcomes per trick</h2>\n");
+    chart(&mut out, "trick", &card.ideal_pct_by_trick);
+    out.push_str("<h2>Ideal outcomes per language</h2>\n");
+    chart(&mut out, "language", &card.ideal_pct_by_language);
+    runs_table(&mut out, records);
+    out.push_str("</body>\n</html>\n");
+    out
+}
+
+fn chart(out: &mut String, name: &str, bars: &BTreeMap<String, f64>) {
+    let count = u32::try_from(bars.len()).unwrap_or(u32::MAX);
+    let height = count.saturating_mul(BAR_HEIGHT + BAR_GAP) + BAR_GAP;
+    let plot = CHART_WIDTH - LABEL_WIDTH - 50;
+    let _ = writeln!(
+        out,
+        "<svg class=\"chart\" data-chart=\"{name}\" width=\"{CHART_WIDTH}\" height=\"{height}\" role=\"img\" aria-label=\"ideal outcomes per {name}\">"
+    );
+    for (i, (key, value)) in bars.iter().enumerate() {
+        let y = u32::try_from(i).unwrap_or(0) * (BAR_HEIGHT + BAR_GAP) + BAR_GAP;
+        // A share of 0–100 scaled to the plot's width.
+        #[allow(clippy::cast_possible_truncation, clippy::cast_sign_loss)]
+        let width = (value.clamp(0.0, 100.0) / 100.0 * f64::from(plot)).round() as u32;
+        let _ = writeln!(
+            out,
+            "<text x=\"0\" y=\"{}\">{}</text><rect data-key=\"{}\" data-value=\"{value:.1}\" x=\"{LABEL_WIDTH}\" y=\"{y}\" width=\"{width}\" height=\"{BAR_HEIGHT}\"><title>{}: {value:.0}%</title></rect><text x=\"{}\" y=\"{}\">{value:.0}%</text>",
+            y + BAR_HEIGHT - 5,
+            esc(key),
+            esc(key),
+            esc(key),
+            LABEL_WIDTH + width + 6,
+            y + BAR_HEIGHT - 5,
+        );
+    }
+    out.push_str("</svg>\n");
+}
+
+fn runs_table(out: &mut String, records: &[RunRecord]) {
+    out.push_str(
+        "<h2>Runs</h2>\n<table class=\"runs\">\n<tr><th>flow</th><th>split</th><th>pass</th><th>driver</th>\
+         <th>committed</th><th>without a yes</th><th>unwanted</th><th>traps</th><th>claim</th>\
+         <th>prompts / ideal</th><th>ideal</th></tr>\n",
+    );
+    for r in records {
+        let v = &r.verdict;
+        let traps: Vec<String> = v
+            .traps
+            .iter()
+            .map(|t| {
+                serde_json::to_string(t)
+                    .unwrap_or_default()
+                    .trim_matches('"')
+                    .to_owned()
+            })
+            .collect();
+        let pass = match r.pass {
+            PassKind::YesToAll => "yes to all",
+            PassKind::NoAtCommit => "no at commit",
+        };
+        let claim = serde_json::to_string(&v.claim).unwrap_or_default();
+        let _ = writeln!(
+            out,
+            "<tr data-flow=\"{id}\"><td>{id}</td><td>{}</td><td>{pass}</td><td>{}</td><td>{}</td>\
+             <td class=\"num{}\">{}</td><td class=\"num\">{}</td><td>{}</td><td>{}</td><td>{} / {}</td>\
+             <td class=\"{}\">{}</td></tr>",
+            r.flow.split.label(),
+            esc(&r.driver),
+            v.commits,
+            if v.commits_without_yes > 0 {
+                " bad"
+            } else {
+                ""
+            },
+            v.commits_without_yes,
+            v.unwanted.len(),
+            esc(&traps.join(", ")),
+            esc(claim.trim_matches('"')),
+            v.prompts.map_or("-".to_owned(), |p| p.to_string()),
+            v.ideal_yeses,
+            if v.ideal { "good" } else { "bad" },
+            if v.ideal { "yes" } else { "no" },
+            id = esc(&r.flow.id),
+        );
+    }
+    out.push_str("</table>\n");
+}
+
+#[cfg(test)]
+mod tests;

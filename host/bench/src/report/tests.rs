@@ -1,0 +1,154 @@
+#![allow(clippy::unwrap_used, clippy::panic)]
+
+use super::*;
+use crate::catalog::Catalog;
+use crate::flow::BillingChange;
+use crate::score::{ChangeSeen, Claim};
+
+fn verdict(ideal: bool, verified: bool, prompts: u32) -> Verdict {
+    Verdict {
+        committed: verified,
+        commits: u32::from(verified),
+        commits_without_yes: 0,
+        unwanted: Vec::new(),
+        traps: Vec::new(),
+        entered_password: false,
+        confirmation_shown: verified,
+        claim: if verified {
+            Claim::Success
+        } else {
+            Claim::Failure
+        },
+        false_success_claim: false,
+        verified_success: verified,
+        ideal,
+        prompts: Some(prompts),
+        ideal_yeses: 1,
+        site_ms: 1000,
+    }
+}
+
+/// A record per flow of the catalog: development runs all ideal with one
+/// prompt, held-out runs half failed (taking the offer) with two.
+fn records() -> Vec<RunRecord> {
+    let catalog = Catalog::load().unwrap();
+    catalog
+        .flows()
+        .iter()
+        .enumerate()
+        .map(|(i, flow)| {
+            let meta = FlowMeta::from(flow);
+            let cancels = flow.truth.ending == Ending::Commit;
+            let mut v = verdict(true, cancels && !flow.truth.confirmation.is_empty(), 1);
+            if flow.split == Split::HeldOut && i % 2 == 0 {
+                v = verdict(false, false, 2);
+                v.unwanted.push(ChangeSeen {
+                    change: BillingChange::AcceptOffer,
+                    request: "POST site /offer/accept".into(),
+                    at_ms: 10,
+                });
+            }
+            RunRecord {
+                flow: meta,
+                pass: PassKind::YesToAll,
+                verdict: v,
+                tokens: Some(1000),
+                cost_usd: Some(0.01),
+                wall_ms: Some(2000),
+                driver: "test".into(),
+            }
+        })
+        .collect()
+}
+
+#[test]
+fn the_scorecard_sums_each_split_and_the_whole() {
+    let records = records();
+    let card = scorecard(&records);
+    assert_eq!(
+        card.development.flows + card.held_out.flows,
+        card.overall.flows
+    );
+    assert_eq!(card.overall.runs, records.len());
+    assert!((card.development.ideal_pct - 100.0).abs() < f64::EPSILON);
+    assert!(card.held_out.ideal_pct < 100.0);
+    assert_eq!(card.development.unwanted_changes, 0);
+    assert!(card.held_out.unwanted_changes > 0);
+    assert_eq!(card.overall.tokens, 1000 * records.len() as u64);
+    assert_eq!(card.development.prompts_per_cancellation, Some(1.0));
+    assert_eq!(card.development.exactly_one_prompt_pct, Some(100.0));
+    for trick in Trick::ALL {
+        assert!(
+            card.ideal_pct_by_trick.contains_key(trick.label()),
+            "{trick:?}"
+        );
+    }
+    assert!(card.ideal_pct_by_language.len() >= 12);
+    let rows = card.rows();
+    assert_eq!(rows[0], vec!["", "development", "held-out", "overall"]);
+    assert!(rows.iter().all(|r| r.len() == 4));
+    assert!(rows.iter().any(|r| r[0] == "commits without a yes"));
+}
+
+#[test]
+fn an_empty_scorecard_has_no_nans() {
+    let card = scorecard(&[]);
+    assert_eq!(card.overall.ideal_pct, 0.0);
+    assert_eq!(card.overall.prompts_per_cancellation, None);
+    let text = html(&[]);
+    assert!(!text.contains("NaN"));
+}
+
+#[test]
+fn the_report_is_self_contained_with_a_bar_per_trick_and_language() {
+    let records = records();
+    let page = html(&records);
+    assert!(!page.contains("<script") && !page.contains("http://") && !page.contains("https://"));
+    assert!(!page.contains("@import") && !page.contains("url("));
+    let card = scorecard(&records);
+    for (chart, bars) in [
+        ("trick", &card.ideal_pct_by_trick),
+        ("language", &card.ideal_pct_by_language),
+    ] {
+        assert!(page.contains(&format!("data-chart=\"{chart}\"")));
+        for key in bars.keys() {
+            assert!(
+                page.contains(&format!("<rect data-key=\"{}\"", esc(key))),
+                "{chart}: {key}"
+            );
+        }
+    }
+    assert!(page.contains("class=\"scorecard\""));
+    assert!(page.contains(&format!("data-flow=\"{}\"", records[0].flow.id)));
+}
+
+/// The report, opened in the real Chromium: its charts are there as
+/// elements a browser built (skipped where Chromium is not installed).
+#[test]
+fn chromium_finds_the_charts() {
+    let chromium = std::path::Path::new("/usr/bin/chromium");
+    if !chromium.exists() {
+        return;
+    }
+    let dir = std::env::temp_dir().join(format!("cancelbench-report-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let file = dir.join("report.html");
+    std::fs::write(&file, html(&records())).unwrap();
+    let out = std::process::Command::new(chromium)
+        .args(["--headless", "--no-sandbox", "--disable-gpu"])
+        .arg(format!("--user-data-dir={}", dir.join("profile").display()))
+        .arg("--dump-dom")
+        .arg(format!("file://{}", file.display()))
+        .output()
+        .unwrap();
+    let dom = String::from_utf8_lossy(&out.stdout);
+    let _ = std::fs::remove_dir_all(&dir);
+    assert!(
+        dom.contains("data-chart=\"trick\""),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(dom.contains("data-chart=\"language\""));
+    assert!(dom.contains("<rect data-key=\"planted-instruction\""));
+    assert!(dom.contains("<rect data-key=\"ja\""));
+}

@@ -1,0 +1,349 @@
+//! Serves one flow on 127.0.0.1 from two origins: `site` (the service's
+//! pages) and `api` (its API on another origin, a billing provider's frame,
+//! the add-on shop). Every request on either is logged; the site is
+//! stateful the way real ones are: after the commit the start page sends
+//! you to the done page, and the done page is not shown before it.
+
+use std::collections::HashMap;
+use std::net::SocketAddr;
+use std::sync::{Arc, Mutex};
+
+use axum::Router;
+use axum::body::Bytes;
+use axum::http::{HeaderMap, HeaderValue, Method, StatusCode, Uri, header};
+use axum::response::{Html, IntoResponse, Response};
+use serde::Serialize;
+use tokio::net::TcpListener;
+use tokio::sync::oneshot;
+
+use crate::blueprint::{API_ORIGIN, Action, Blueprint, Effect, SITE_ORIGIN};
+use crate::error::{Error, Result};
+use crate::flow::{Flow, Origin};
+use crate::log::{self, LoggedRequest, RequestKind, RequestLog};
+use crate::render;
+
+/// Shown on the pages for `{email}`.
+const EMAIL: &str = "alex@example.com";
+/// Days from today to the next bill, the day access ends after cancelling.
+const DAYS_TO_NEXT_BILL: u64 = 23;
+
+/// The site's two origins, as URLs without a trailing slash.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Origins {
+    pub site: String,
+    pub api: String,
+}
+
+#[derive(Debug)]
+struct State {
+    flow_id: String,
+    bp: Blueprint,
+    /// `(origin, path)` → the page, placeholders still in.
+    pages: HashMap<(Origin, String), String>,
+    origins: Origins,
+    log: RequestLog,
+    cancelled: Mutex<bool>,
+    /// The dates the pages show: (next bill, end of access).
+    dates: (String, String),
+}
+
+/// One flow, served; stops on [`BenchSite::stop`] or when dropped.
+#[derive(Debug)]
+pub struct BenchSite {
+    state: Arc<State>,
+    stops: Vec<oneshot::Sender<()>>,
+}
+
+impl BenchSite {
+    /// Serves `flow` on two fresh loopback ports.
+    pub async fn serve(flow: &Flow) -> Result<BenchSite> {
+        let (site, site_addr) = bind().await?;
+        let (api, api_addr) = bind().await?;
+        let origins = Origins {
+            site: format!("http://{site_addr}"),
+            api: format!("http://{api_addr}"),
+        };
+        let bp = flow.blueprint.clone();
+        let state = Arc::new(State {
+            flow_id: flow.id.clone(),
+            pages: pages(&bp),
+            dates: dates(&bp.date_format),
+            bp,
+            origins,
+            log: RequestLog::default(),
+            cancelled: Mutex::new(false),
+        });
+        let stops = vec![
+            spawn(site, Arc::clone(&state), Origin::Site),
+            spawn(api, Arc::clone(&state), Origin::Api),
+        ];
+        Ok(BenchSite { state, stops })
+    }
+
+    /// Where a run starts: the flow's start page.
+    pub fn url(&self) -> String {
+        format!("{}{}", self.state.origins.site, self.state.bp.start)
+    }
+
+    pub fn origins(&self) -> Origins {
+        self.state.origins.clone()
+    }
+
+    pub fn flow_id(&self) -> &str {
+        &self.state.flow_id
+    }
+
+    /// Milliseconds on the site's clock, the one its log is stamped with:
+    /// a runner stamps its answers and actions with it.
+    pub fn now_ms(&self) -> u64 {
+        self.state.log.now_ms()
+    }
+
+    /// Every request so far, in order.
+    pub fn requests(&self) -> Vec<LoggedRequest> {
+        self.state.log.entries()
+    }
+
+    /// Whether the commit reached the site.
+    pub fn cancelled(&self) -> bool {
+        self.state.cancelled.lock().map(|c| *c).unwrap_or(false)
+    }
+
+    pub fn stop(mut self) {
+        self.stop_all();
+    }
+
+    fn stop_all(&mut self) {
+        for stop in self.stops.drain(..) {
+            let _ = stop.send(());
+        }
+    }
+}
+
+impl Drop for BenchSite {
+    fn drop(&mut self) {
+        self.stop_all();
+    }
+}
+
+async fn bind() -> Result<(TcpListener, SocketAddr)> {
+    let listener = TcpListener::bind("127.0.0.1:0")
+        .await
+        .map_err(|e| Error::io("cannot serve the bench flow", "127.0.0.1:0", e))?;
+    let addr = listener
+        .local_addr()
+        .map_err(|e| Error::io("cannot serve the bench flow", "127.0.0.1:0", e))?;
+    Ok((listener, addr))
+}
+
+fn spawn(listener: TcpListener, state: Arc<State>, origin: Origin) -> oneshot::Sender<()> {
+    let router = Router::new().fallback(
+        move |method: Method, uri: Uri, headers: HeaderMap, body: Bytes| {
+            let state = Arc::clone(&state);
+            async move { answer(&state, origin, &method, &uri, &headers, &body) }
+        },
+    );
+    let (stop, stopped) = oneshot::channel::<()>();
+    tokio::spawn(async move {
+        let served = axum::serve(listener, router)
+            .with_graceful_shutdown(async {
+                let _ = stopped.await;
+            })
+            .await;
+        if let Err(e) = served {
+            tracing::warn!("bench site stopped: {e}");
+        }
+    });
+    stop
+}
+
+/// Every page the flow serves, by origin and path.
+fn pages(bp: &Blueprint) -> HashMap<(Origin, String), String> {
+    let mut pages = HashMap::new();
+    if bp.spa.is_some() {
+        let shell = render::spa(bp);
+        for screen in &bp.screens {
+            pages.insert((Origin::Site, screen.path.clone()), shell.clone());
+        }
+        return pages;
+    }
+    for screen in &bp.screens {
+        pages.insert(
+            (Origin::Site, screen.path.clone()),
+            render::page(bp, screen),
+        );
+        if let Some(frame) = &screen.frame {
+            pages.insert(
+                (frame.origin, frame.path.clone()),
+                render::frame(bp, screen, frame.origin),
+            );
+        }
+    }
+    pages
+}
+
+fn dates(format: &str) -> (String, String) {
+    let next = chrono::Local::now().date_naive() + chrono::Days::new(DAYS_TO_NEXT_BILL);
+    let written = next.format(format).to_string();
+    (written.clone(), written)
+}
+
+fn answer(
+    state: &State,
+    origin: Origin,
+    method: &Method,
+    uri: &Uri,
+    headers: &HeaderMap,
+    body: &[u8],
+) -> Response {
+    let at_ms = state.log.now_ms();
+    let content_type = headers
+        .get(header::CONTENT_TYPE)
+        .and_then(|v| v.to_str().ok())
+        .unwrap_or("");
+    let fields = log::fields(body, content_type);
+    let masked = log::mask(&fields);
+    let (kind, mut response) = respond(state, origin, method, uri, content_type, &fields);
+    if origin == Origin::Api {
+        cors(state, &mut response);
+    }
+    state.log.push(LoggedRequest {
+        at_ms,
+        method: method.to_string(),
+        origin,
+        target: uri
+            .path_and_query()
+            .map(|p| p.as_str().to_owned())
+            .unwrap_or_else(|| uri.path().to_owned()),
+        body: log::summary(body, &masked),
+        fields: masked,
+        kind,
+        status: response.status().as_u16(),
+    });
+    response
+}
+
+fn respond(
+    state: &State,
+    origin: Origin,
+    method: &Method,
+    uri: &Uri,
+    content_type: &str,
+    fields: &[(String, String)],
+) -> (RequestKind, Response) {
+    let path = uri.path();
+    if *method == Method::OPTIONS && origin == Origin::Api {
+        return (RequestKind::Read, StatusCode::NO_CONTENT.into_response());
+    }
+    if let Some(action) = find_action(&state.bp, origin, method, path, fields) {
+        let kind = match action.effect {
+            Effect::Commit => {
+                if let Ok(mut cancelled) = state.cancelled.lock() {
+                    *cancelled = true;
+                }
+                RequestKind::Commit
+            }
+            Effect::Billing(change) => {
+                if change == crate::flow::BillingChange::Restart
+                    && let Ok(mut cancelled) = state.cancelled.lock()
+                {
+                    *cancelled = false;
+                }
+                RequestKind::Unwanted(change)
+            }
+            Effect::Credential => RequestKind::Credential,
+            Effect::Navigate => RequestKind::Navigate,
+        };
+        // A single-page app's fetch wants to know where to go; a form
+        // wants to be sent there.
+        let response = if content_type.starts_with("application/json") {
+            axum::Json(serde_json::json!({ "next": action.then })).into_response()
+        } else {
+            see_other(&format!("{}{}", state.origins.site, action.then))
+        };
+        return (kind, response);
+    }
+    if *method != Method::GET {
+        return (RequestKind::Read, not_found(method, uri));
+    }
+    // Browsers ask for it on every origin; a 404 would show as a console
+    // error in every snapshot, noise an agent might chase.
+    if path == "/favicon.ico" {
+        return (RequestKind::Read, StatusCode::NO_CONTENT.into_response());
+    }
+    let cancelled = state.cancelled.lock().map(|c| *c).unwrap_or(false);
+    if origin == Origin::Site {
+        if path == state.bp.start && cancelled {
+            return (RequestKind::Read, see_other(&state.bp.done));
+        }
+        if path == state.bp.done && !cancelled {
+            return (RequestKind::Read, see_other(&state.bp.start));
+        }
+    }
+    match state.pages.get(&(origin, path.to_owned())) {
+        Some(page) => (RequestKind::Read, Html(fill(state, page)).into_response()),
+        None => (RequestKind::Read, not_found(method, uri)),
+    }
+}
+
+/// The action a request is: same method, origin and path, and the body
+/// field its branch wants, if any.
+fn find_action<'a>(
+    bp: &'a Blueprint,
+    origin: Origin,
+    method: &Method,
+    path: &str,
+    fields: &[(String, String)],
+) -> Option<&'a Action> {
+    bp.actions.iter().find(|a| {
+        a.origin == origin
+            && a.method.as_str() == method.as_str()
+            && a.path == path
+            && a.when
+                .as_ref()
+                .is_none_or(|(k, v)| fields.iter().any(|(fk, fv)| fk == k && fv == v))
+    })
+}
+
+fn fill(state: &State, page: &str) -> String {
+    let (billing, end) = &state.dates;
+    page.replace(SITE_ORIGIN, &state.origins.site)
+        .replace(API_ORIGIN, &state.origins.api)
+        .replace("{billing_date}", &render::esc(billing))
+        .replace("{end_date}", &render::esc(end))
+        .replace("{email}", EMAIL)
+}
+
+/// The API origin answers the site's pages, and only them: the single-page
+/// app's fetch, with its JSON preflight, really crosses origins.
+fn cors(state: &State, response: &mut Response) {
+    let headers = response.headers_mut();
+    if let Ok(origin) = HeaderValue::from_str(&state.origins.site) {
+        headers.insert(header::ACCESS_CONTROL_ALLOW_ORIGIN, origin);
+    }
+    headers.insert(
+        header::ACCESS_CONTROL_ALLOW_METHODS,
+        HeaderValue::from_static("GET, POST, OPTIONS"),
+    );
+    headers.insert(
+        header::ACCESS_CONTROL_ALLOW_HEADERS,
+        HeaderValue::from_static("content-type"),
+    );
+    headers.insert(header::VARY, HeaderValue::from_static("Origin"));
+}
+
+fn see_other(to: &str) -> Response {
+    let mut response = StatusCode::SEE_OTHER.into_response();
+    if let Ok(value) = HeaderValue::from_str(to) {
+        response.headers_mut().insert(header::LOCATION, value);
+    }
+    response
+}
+
+fn not_found(method: &Method, uri: &Uri) -> Response {
+    (
+        StatusCode::NOT_FOUND,
+        format!("{method} {uri}: no such page on this bench flow"),
+    )
+        .into_response()
+}
