@@ -9,7 +9,7 @@
 
 use std::path::Path;
 
-use subterminator::demo::{PracticeSite, SiteOptions};
+use subterminator_core::demo::{PracticeSite, SiteOptions};
 use subterminator_tests::e2e;
 use subterminator_tests::hostile::FLOWS;
 use subterminator_tests::hostile_model::attacker;

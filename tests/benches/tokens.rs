@@ -8,12 +8,12 @@
 use std::path::{Path, PathBuf};
 
 use serde_json::Value;
-use subterminator::agent::CompactToolset;
-use subterminator::agent::history::estimate_tokens;
-use subterminator::agent::toolset::Toolset;
-use subterminator::browser::{Browser, BrowserOptions, UserData, parse_tree};
-use subterminator::demo::{PracticeSite, SiteOptions};
-use subterminator::page::Snapshot;
+use subterminator_core::agent::CompactToolset;
+use subterminator_core::agent::history::estimate_tokens;
+use subterminator_core::agent::toolset::Toolset;
+use subterminator_core::browser::{Browser, BrowserOptions, UserData, parse_tree};
+use subterminator_core::demo::{PracticeSite, SiteOptions};
+use subterminator_core::page::Snapshot;
 use subterminator_tests::compact_script::snapshot_in;
 use subterminator_tests::e2e;
 use subterminator_tests::model_server::{ModelServer, RecordedRequest};
@@ -112,7 +112,7 @@ fn print_page(name: &str, measured: Result<(String, usize, usize, usize), String
 
 fn fixture(name: &str) -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("../../shared/fixtures/playwright-mcp-0.0.83/snapshots")
+        .join("fixtures/playwright-mcp-0.0.83/snapshots")
         .join(name)
 }
 

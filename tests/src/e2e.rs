@@ -225,7 +225,7 @@ pub fn alive(pid: u32) -> bool {
 /// file's SHA-256 at load, and loading the plugin here to read them would
 /// compile it once per end-to-end run.
 pub fn install_component(home: &Path, id: &str, wasm: &str) -> anyhow::Result<()> {
-    use subterminator::plugin::{InstalledPlugin, Manifest, PluginKind, sha256_hex};
+    use subterminator_core::plugin::{InstalledPlugin, Manifest, PluginKind, sha256_hex};
     let dir = home.join("data/plugins");
     std::fs::create_dir_all(&dir)?;
     let bytes = std::fs::read(wasm)?;
@@ -249,7 +249,7 @@ pub fn install_component(home: &Path, id: &str, wasm: &str) -> anyhow::Result<()
 /// Installs the declarative service file at `path` as plugin `id`, with a
 /// manifest entry as `plugin install` would write.
 pub fn install_declarative(home: &Path, id: &str, path: &Path) -> anyhow::Result<()> {
-    use subterminator::plugin::{InstalledPlugin, Manifest, PluginKind, sha256_hex};
+    use subterminator_core::plugin::{InstalledPlugin, Manifest, PluginKind, sha256_hex};
     let dir = home.join("data/plugins");
     std::fs::create_dir_all(&dir)?;
     let bytes = std::fs::read(path)?;

@@ -25,8 +25,8 @@ use axum::http::{HeaderMap, StatusCode};
 use axum::response::{IntoResponse, Response};
 use axum::routing::post;
 use serde_json::{Value, json};
-use subterminator::agent::history::PAGE_NOW;
-use subterminator::llm::NOT_EXECUTED;
+use subterminator_core::agent::history::PAGE_NOW;
+use subterminator_core::llm::NOT_EXECUTED;
 use tokio::task::JoinHandle;
 
 /// Which wire format a request used.

@@ -20,7 +20,7 @@ pub struct RemoteChromium {
 impl RemoteChromium {
     /// Starts headless Chromium with an empty profile and one tab at `url`.
     pub fn start(url: &str) -> anyhow::Result<Self> {
-        let exe = subterminator::browser::detect_executable(None)?;
+        let exe = subterminator_core::browser::detect_executable(None)?;
         let profile = tempfile::tempdir()?;
         let mut command = std::process::Command::new(exe);
         command
@@ -81,6 +81,7 @@ impl RemoteChromium {
 
     /// The URLs of its open tabs, from its own `/json/list`.
     pub async fn tabs(&self) -> anyhow::Result<Vec<String>> {
+        subterminator_core::tls::ready();
         let list: serde_json::Value = reqwest::get(format!("{}/json/list", self.endpoint()))
             .await?
             .json()

@@ -16,6 +16,7 @@ mod suite {
     mod hostile;
     mod llm;
     mod mcp;
+    mod origins;
     mod plugin_cache;
     mod record;
     mod robust;

@@ -41,7 +41,6 @@ mod error;
 mod lines;
 mod money;
 mod ofx;
-mod ofx_sgml;
 mod recurring;
 mod report;
 mod services;

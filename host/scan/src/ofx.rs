@@ -1,6 +1,6 @@
 //! OFX and QFX statements. Both versions carry the same elements; 2.x is XML
 //! (read with quick-xml), 1.x is SGML whose leaf tags are never closed (read
-//! by [`crate::ofx_sgml`]). Each reader turns its markup into the same three
+//! by [`sgml`]). Each reader turns its markup into the same three
 //! calls on [`OfxBuilder`]: an aggregate opens, a leaf has a value, an
 //! aggregate closes.
 
@@ -11,7 +11,7 @@ use crate::dates::parse_ofx_date;
 use crate::error::ScanError;
 use crate::lines::LineCounter;
 use crate::money::{Currency, DecimalMark, Money, parse_amount};
-use crate::ofx_sgml;
+mod sgml;
 use crate::statement::{Format, ScanOptions, SkipReason, Skipped, Statement, Transaction};
 use crate::xml_text::resolve_entity;
 
@@ -22,7 +22,7 @@ pub(crate) fn read_sgml(name: &str, text: &str, options: &ScanOptions, quicken: 
         options,
         if quicken { Format::Qfx } else { Format::Ofx1 },
     );
-    ofx_sgml::walk(text, &mut builder);
+    sgml::walk(text, &mut builder);
     builder.finish()
 }
 

@@ -35,7 +35,7 @@ impl Service for Practice {
                 .into(),
             allowed_origins: vec!["http://127.0.0.1".into()],
             login_url_patterns: vec!["*/login*".into()],
-            // The site's forms (host/src/demo/pages): finishing cancels,
+            // The site's forms (plugins/practice/practice): finishing cancels,
             // accepting the offer and restarting change the billing.
             commit_requests: vec![
                 RequestPattern::new("POST", "*/cancel/finish*"),

@@ -5,12 +5,12 @@
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
-use subterminator::ErrorClass;
-use subterminator::browser::procfs::{is_alive, members_of_group};
-use subterminator::browser::{
+use subterminator_core::ErrorClass;
+use subterminator_core::browser::procfs::{is_alive, members_of_group};
+use subterminator_core::browser::{
     Browser, BrowserError, BrowserOptions, ProcessInfo, REQUIRED_TOOLS, SHUTDOWN_TIMEOUT, UserData,
 };
-use subterminator::page::Snapshot;
+use subterminator_core::page::Snapshot;
 use subterminator_tests::site::{Site, site_dir};
 
 const CHROMIUM: &str = "/usr/bin/chromium";
@@ -32,7 +32,7 @@ async fn start(run: &Path) -> Browser {
         .unwrap()
 }
 
-fn find<'a>(snap: &'a Snapshot, role: &str, name: &str) -> &'a subterminator::page::Element {
+fn find<'a>(snap: &'a Snapshot, role: &str, name: &str) -> &'a subterminator_core::page::Element {
     snap.elements
         .iter()
         .find(|e| e.role == role && e.name == name)

@@ -7,12 +7,12 @@ use std::path::PathBuf;
 
 use base64::Engine as _;
 use serde_json::{Value, json};
-use subterminator::agent::CompactToolset;
-use subterminator::agent::toolset::compact::SUPERSEDED;
-use subterminator::agent::toolset::{Outcome, Toolset};
-use subterminator::browser::{Browser, BrowserOptions, UserData};
-use subterminator::demo::{FINISH_REQUEST, PracticeSite, SiteOptions};
-use subterminator::page::Snapshot;
+use subterminator_core::agent::CompactToolset;
+use subterminator_core::agent::toolset::compact::SUPERSEDED;
+use subterminator_core::agent::toolset::{Outcome, Toolset};
+use subterminator_core::browser::{Browser, BrowserOptions, UserData};
+use subterminator_core::demo::{FINISH_REQUEST, PracticeSite, SiteOptions};
+use subterminator_core::page::Snapshot;
 use subterminator_tests::compact_script::{compact_canceller, find, snapshot_in};
 use subterminator_tests::e2e;
 use subterminator_tests::model_server::{ModelServer, RecordedRequest};
@@ -62,7 +62,7 @@ impl Harness {
                 let output = ran.as_ref().and_then(|r| r.as_ref().ok());
                 self.snapshot = self.toolset.look(&self.browser, output).await.unwrap();
                 let page = self.toolset.observe(&self.snapshot);
-                let done = subterminator::browser::ToolOutput::default();
+                let done = subterminator_core::browser::ToolOutput::default();
                 let outcome = match &ran {
                     Some(Err(e)) => Outcome::Failed(e),
                     Some(Ok(o)) => Outcome::Done(o),

@@ -274,7 +274,7 @@ async fn new_declarative(home: &Path, work: &Path, id: &str) -> PathBuf {
 }
 
 fn sha256(bytes: &[u8]) -> String {
-    subterminator::plugin::sha256_hex(bytes)
+    subterminator_core::plugin::sha256_hex(bytes)
 }
 
 #[tokio::test(flavor = "multi_thread")]

@@ -6,9 +6,9 @@ use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
 use serde_json::json;
-use subterminator::browser::guard::{BlockedRequest, GuardMode, GuardRules, NetworkGuard};
-use subterminator::browser::{Browser, BrowserOptions};
-use subterminator::page::Snapshot;
+use subterminator_core::browser::guard::{BlockedRequest, GuardMode, GuardRules, NetworkGuard};
+use subterminator_core::browser::{Browser, BrowserOptions};
+use subterminator_core::page::Snapshot;
 use subterminator_tests::site::{Site, site_dir};
 
 const CHROMIUM: &str = "/usr/bin/chromium";

@@ -8,8 +8,8 @@ use std::collections::BTreeSet;
 use std::time::{Duration, Instant};
 
 use serde_json::{Value, json};
-use subterminator::ErrorClass;
-use subterminator::llm::{
+use subterminator_core::ErrorClass;
+use subterminator_core::llm::{
     ApiKey, Completion, LlmError, LlmSettings, Message, ModelChoice, NOT_EXECUTED, Provider,
     ProviderEnv, Request, ToolSpec, UNREADABLE_REPLY_RETRIES, Usage, connect,
 };

@@ -2,7 +2,7 @@
 //! wrote; and the registry's view of bundled and installed plugins.
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
-use subterminator::plugin::{
+use subterminator_core::plugin::{
     CacheOutcome, ComponentCache, Plugin, PluginEngine, PluginSource, Registry, bundled_component,
 };
 
@@ -128,7 +128,7 @@ fn a_plugin_for_another_api_version_is_refused_clearly() {
     assert!(
         matches!(
             err,
-            subterminator::plugin::PluginError::UnsupportedApi { .. }
+            subterminator_core::plugin::PluginError::UnsupportedApi { .. }
         ),
         "{text}"
     );
@@ -146,7 +146,10 @@ fn an_api_0_2_plugin_that_marks_no_irreversible_step_is_refused_naming_it() {
     let err = Plugin::load(&PluginEngine::new().unwrap(), "meta.wasm", &wasm).unwrap_err();
     let text = err.to_string();
     assert!(
-        matches!(err, subterminator::plugin::PluginError::BadMetadata { .. }),
+        matches!(
+            err,
+            subterminator_core::plugin::PluginError::BadMetadata { .. }
+        ),
         "{text}"
     );
     assert!(
@@ -175,10 +178,13 @@ fn a_declarative_service_loads_as_any_plugin_and_runs_in_the_sandbox() {
     registry.add_declarative(&engine, "netflix.toml", &text, PluginSource::Bundled);
     assert!(registry.broken().is_empty(), "{:?}", registry.broken());
     let entry = registry.get("netflix-declarative").unwrap();
-    assert_eq!(entry.kind, subterminator::plugin::PluginKind::Declarative);
+    assert_eq!(
+        entry.kind,
+        subterminator_core::plugin::PluginKind::Declarative
+    );
     assert_eq!(
         entry.sha256,
-        subterminator::plugin::sha256_hex(text.as_bytes())
+        subterminator_core::plugin::sha256_hex(text.as_bytes())
     );
     // The interpreter's API, whatever the file says.
     assert_eq!(entry.api_version, "0.3.0");

@@ -7,9 +7,9 @@ use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicUsize, Ordering};
 
 use serde_json::{Value, json};
-use subterminator::browser::{Browser, BrowserOptions};
-use subterminator::demo::{PracticeSite, SiteOptions};
-use subterminator::record::RunRecord;
+use subterminator_core::browser::{Browser, BrowserOptions};
+use subterminator_core::demo::{PracticeSite, SiteOptions};
+use subterminator_core::record::RunRecord;
 use subterminator_tests::e2e;
 use subterminator_tests::model_server::{ModelServer, Reply};
 use subterminator_tests::scripted::find_ref;

@@ -6,9 +6,11 @@
 use std::io::Read;
 use std::time::{Duration, Instant};
 
-use subterminator::page::Snapshot;
-use subterminator::plugin::limits::CALL_DEADLINE;
-use subterminator::plugin::{Plugin, PluginEngine, PluginError, PluginSource, Registry, Verdict};
+use subterminator_core::page::Snapshot;
+use subterminator_core::plugin::limits::CALL_DEADLINE;
+use subterminator_core::plugin::{
+    Plugin, PluginEngine, PluginError, PluginSource, Registry, Verdict,
+};
 
 const ABUSE_WASM: &str = env!("SUBTERMINATOR_ABUSE_WASM");
 
@@ -214,8 +216,8 @@ fn the_host_keeps_serving_other_plugins() {
 
 #[test]
 fn what_a_plugin_says_is_cleaned_and_cut_before_anyone_reads_it() {
-    use subterminator::plugin::ToolCallView;
-    use subterminator::plugin::bounds::SHORT_TEXT_MAX_CHARS;
+    use subterminator_core::plugin::ToolCallView;
+    use subterminator_core::plugin::bounds::SHORT_TEXT_MAX_CHARS;
     let engine = PluginEngine::new().unwrap();
     let mut plugin = abuse(&engine);
     // An escape sequence that would clear the screen and retitle the

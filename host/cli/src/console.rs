@@ -1,0 +1,71 @@
+//! Lines from stdin, read on a thread of their own so the async loop can wait
+//! for them next to Ctrl+C. Works the same for a terminal and a pipe.
+
+use std::io::{BufRead, IsTerminal};
+
+use tokio::sync::mpsc;
+
+/// How many typed-ahead lines are kept before the reader waits.
+const LINE_BUFFER: usize = 64;
+
+#[derive(Debug)]
+pub struct Console {
+    lines: mpsc::Receiver<String>,
+    /// Whether stdin is a terminal: there, an answer typed before the
+    /// question appeared does not count.
+    terminal: bool,
+}
+
+impl Console {
+    /// Starts reading stdin. Call once per process: the reader owns stdin.
+    pub fn stdin() -> Self {
+        let (tx, rx) = mpsc::channel(LINE_BUFFER);
+        let spawned = std::thread::Builder::new()
+            .name("stdin-lines".into())
+            .spawn(move || {
+                for line in std::io::stdin().lock().lines() {
+                    let Ok(line) = line else { break };
+                    if tx.blocking_send(line).is_err() {
+                        break;
+                    }
+                }
+            });
+        if let Err(e) = spawned {
+            // No reader means every question reads as end of input: "no".
+            tracing::error!("cannot read stdin: {e}");
+        }
+        Self {
+            lines: rx,
+            terminal: std::io::stdin().is_terminal(),
+        }
+    }
+
+    /// The answer to a question just shown. On a terminal, whatever was
+    /// typed before the question appeared is thrown away first: a `y` typed
+    /// ahead was not an answer to this question. A pipe keeps its lines, so
+    /// scripted answers still work.
+    pub async fn read_answer(&mut self) -> Option<String> {
+        if self.terminal {
+            while self.lines.try_recv().is_ok() {}
+            discard_typed_ahead();
+        }
+        self.lines.recv().await
+    }
+
+    /// The next line, or `None` at end of input.
+    pub async fn read_line(&mut self) -> Option<String> {
+        self.lines.recv().await
+    }
+}
+
+/// Drops what the terminal holds of a line not yet finished.
+#[cfg(unix)]
+fn discard_typed_ahead() {
+    use nix::sys::termios::{FlushArg, tcflush};
+    if let Err(e) = tcflush(std::io::stdin(), FlushArg::TCIFLUSH) {
+        tracing::debug!("cannot discard typed-ahead input: {e}");
+    }
+}
+
+#[cfg(not(unix))]
+fn discard_typed_ahead() {}

@@ -1,0 +1,71 @@
+//! `subterminator login <service>`: sign in once, by hand, in that
+//! service's own browser profile, so that later runs find the session.
+
+use std::path::PathBuf;
+
+use clap::Args;
+
+use crate::console::Console;
+use subterminator_core::browser::{Browser, BrowserOptions, UserData};
+use subterminator_core::config::Config;
+use subterminator_core::error::{Error, Result};
+use subterminator_core::paths::Dirs;
+use subterminator_core::session;
+
+#[derive(Debug, Args)]
+#[command(after_help = "Examples:\n  \
+    subterminator login netflix                              sign in to Netflix in a browser window\n  \
+    subterminator login netflix --browser /usr/bin/chromium  in this browser; give `cancel` the same")]
+pub struct LoginArgs {
+    /// The service to sign in to, e.g. netflix.
+    pub service: String,
+
+    /// The Chrome or Chromium executable to drive.
+    #[arg(long, value_name = "PATH")]
+    pub browser: Option<PathBuf>,
+}
+
+pub async fn run(args: LoginArgs, dirs: &Dirs) -> Result<u8> {
+    let config = Config::load(&dirs.config_file())?;
+    let registry = subterminator_core::plugin::load_registry(dirs).await?;
+    let service = registry.get(&args.service)?;
+    if !session::has_display() {
+        return Err(Error::Configuration(
+            "`login` opens a browser window for you to sign in, and there is no display here. Run it on a desktop.".into(),
+        ));
+    }
+    let output = dirs.runs().join("login");
+    let id = &service.metadata.id;
+    if subterminator_core::profiles::adopt_shared(dirs, id)? {
+        anstream::println!(
+            "{}",
+            subterminator_core::profiles::adopted_notice(dirs, &service.metadata.display_name, id)
+        );
+    }
+    let profile = dirs.signed_in_profile(id);
+    let mut options = BrowserOptions::new(UserData::Persistent(profile), output);
+    options.executable_path = args.browser.or_else(|| config.browser.executable.clone());
+    options.command = config.browser.command.clone();
+    let browser = Browser::start(options).await?;
+    let opened = browser.navigate(&service.metadata.initial_url).await;
+    if let Err(e) = opened {
+        let _ = browser.shutdown().await;
+        return Err(e.into());
+    }
+    anstream::println!(
+        "Sign in to {} in the browser window, then press Enter here to save the session.",
+        service.metadata.display_name
+    );
+    let mut console = Console::stdin();
+    tokio::select! {
+        _ = console.read_line() => {}
+        () = session::interrupted() => {}
+    }
+    // Closing through the server keeps the profile's session data.
+    browser.shutdown().await?;
+    anstream::println!(
+        "Saved. Run `subterminator cancel {}` next.",
+        service.metadata.id
+    );
+    Ok(0)
+}

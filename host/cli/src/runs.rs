@@ -1,0 +1,294 @@
+//! `subterminator runs`: past runs, their records and receipts.
+
+use std::io::IsTerminal;
+
+use anstream::{eprintln, println};
+use chrono::Local;
+use clap::Subcommand;
+
+use subterminator_core::error::Result;
+use subterminator_core::exit::{EXIT_SUCCESS, ErrorClass};
+use subterminator_core::paths::Dirs;
+use subterminator_core::receipt::{RECEIPT_MD, RECEIPT_PDF};
+use subterminator_core::record::integrity::{self, Verified};
+use subterminator_core::record::runs::{self, RunSummary};
+
+/// Days are whole days of 24 hours before now.
+const SECONDS_PER_DAY: i64 = 86_400;
+
+#[derive(Debug, Subcommand)]
+pub enum RunsAction {
+    /// Print one run's summary: outcome, approvals, cost, record and receipt.
+    #[command(after_help = "Examples:\n  \
+        subterminator runs show last                  the newest run\n  \
+        subterminator runs show 20261123T101500Z      a run by (part of) its name\n  \
+        subterminator runs show last --json           the same as one JSON object")]
+    Show {
+        /// The run: its folder name, a unique part of it, a path, or `last`.
+        run: String,
+    },
+    /// Open a verified cancellation's receipt (receipt.html).
+    #[command(after_help = "Examples:\n  \
+        subterminator runs open last       the newest run's receipt, in your browser\n  \
+        subterminator runs open netflix    the receipt of the one run named like netflix")]
+    Open {
+        /// The run: its folder name, a unique part of it, a path, or `last`.
+        run: String,
+    },
+    /// Check a run's hash chain and every file its record lists.
+    #[command(after_help = "Examples:\n  \
+        subterminator runs verify last           exit 0 when the record is as written\n  \
+        subterminator runs verify last --json    the verdict as one JSON object")]
+    Verify {
+        /// The run: its folder name, a unique part of it, a path, or `last`.
+        run: String,
+    },
+    /// Delete runs older than some days, keeping each service's last proof.
+    #[command(after_help = "Examples:\n  \
+        subterminator runs prune --older-than 90            keeps each service's last cancellation\n  \
+        subterminator runs prune --older-than 90 --force    deletes those too\n  \
+        subterminator runs prune --older-than 30 --json     what was deleted, as JSON")]
+    Prune {
+        /// Delete runs started more than this many days ago.
+        #[arg(long, value_name = "DAYS")]
+        older_than: u32,
+        /// Also delete each service's last verified cancellation.
+        #[arg(long)]
+        force: bool,
+    },
+}
+
+pub fn run(action: Option<RunsAction>, dirs: &Dirs, json: bool) -> Result<u8> {
+    let folder = dirs.runs();
+    match action {
+        None => list(&runs::list(&folder)?, json, &folder),
+        Some(RunsAction::Show { run }) => show(&runs::find(&folder, &run)?, json),
+        Some(RunsAction::Open { run }) => open(&runs::find(&folder, &run)?, json),
+        Some(RunsAction::Verify { run }) => check(&runs::find(&folder, &run)?, json),
+        Some(RunsAction::Prune { older_than, force }) => {
+            prune(&runs::list(&folder)?, older_than, force, json)
+        }
+    }
+}
+
+/// 0 when all went well, else the failure code.
+fn exit_code(ok: bool) -> u8 {
+    if ok {
+        EXIT_SUCCESS
+    } else {
+        ErrorClass::Failure.exit_code()
+    }
+}
+
+fn outcome(run: &RunSummary) -> String {
+    if run.verified_success() {
+        "✓ cancelled".to_owned()
+    } else {
+        run.outcome.clone()
+    }
+}
+
+fn cost(run: &RunSummary) -> String {
+    run.cost_usd
+        .map_or_else(|| "?".to_owned(), |c| format!("${c:.4}"))
+}
+
+fn local_time(run: &RunSummary) -> String {
+    run.started
+        .with_timezone(&Local)
+        .format("%Y-%m-%d %H:%M")
+        .to_string()
+}
+
+fn list(all: &[RunSummary], json: bool, folder: &std::path::Path) -> Result<u8> {
+    if json {
+        println!("{}", serde_json::json!({ "runs": all }));
+        return Ok(EXIT_SUCCESS);
+    }
+    if all.is_empty() {
+        println!(
+            "No runs yet in {}. `subterminator demo` makes one.",
+            folder.display()
+        );
+        return Ok(EXIT_SUCCESS);
+    }
+    let rows: Vec<[String; 7]> = all
+        .iter()
+        .map(|r| {
+            [
+                local_time(r),
+                r.service.clone(),
+                outcome(r),
+                r.turns.to_string(),
+                (r.input_tokens + r.output_tokens).to_string(),
+                cost(r),
+                r.id.clone(),
+            ]
+        })
+        .collect();
+    super::table::print_table(
+        &[
+            "DATE", "SERVICE", "OUTCOME", "TURNS", "TOKENS", "COST", "RUN",
+        ],
+        &rows,
+    );
+    Ok(EXIT_SUCCESS)
+}
+
+fn show(run: &RunSummary, json: bool) -> Result<u8> {
+    let checked = integrity::verify(&run.dir);
+    if json {
+        println!(
+            "{}",
+            serde_json::json!({ "run": run, "record": verdict_json(&checked) })
+        );
+        return Ok(EXIT_SUCCESS);
+    }
+    println!("Run:      {}", run.id);
+    println!("Folder:   {}", run.dir.display());
+    println!(
+        "Started:  {} ({} UTC)",
+        local_time(run),
+        run.started.format("%Y-%m-%d %H:%M:%S")
+    );
+    println!("Service:  {}", run.service);
+    if let Some(model) = &run.model {
+        println!("Driven by: {model}");
+    }
+    println!(
+        "Outcome:  {} ({} turns, {} input + {} output tokens, cost {})",
+        outcome(run),
+        run.turns,
+        run.input_tokens,
+        run.output_tokens,
+        cost(run)
+    );
+    match &checked {
+        Ok(v) => println!(
+            "Record:   intact: {} lines, head {}, {} files match",
+            v.lines,
+            v.head,
+            v.files.len()
+        ),
+        Err(m) => println!("Record:   DOES NOT VERIFY: {m}"),
+    }
+    match &run.receipt {
+        Some(html) => {
+            println!("Receipt:  {}", html.display());
+            for other in [RECEIPT_PDF, RECEIPT_MD] {
+                let path = run.dir.join(other);
+                if path.is_file() {
+                    println!("          {}", path.display());
+                }
+            }
+        }
+        None => println!("Receipt:  none (only a verified cancellation has one)"),
+    }
+    Ok(EXIT_SUCCESS)
+}
+
+fn verdict_json(checked: &std::result::Result<Verified, integrity::Mismatch>) -> serde_json::Value {
+    match checked {
+        Ok(v) => serde_json::json!({
+            "intact": true, "lines": v.lines, "head": v.head, "files": v.files,
+        }),
+        Err(m) => serde_json::json!({ "intact": false, "problem": m.to_string() }),
+    }
+}
+
+fn check(run: &RunSummary, json: bool) -> Result<u8> {
+    let checked = integrity::verify(&run.dir);
+    let code = exit_code(checked.is_ok());
+    if json {
+        println!(
+            "{}",
+            serde_json::json!({ "run": run.id, "record": verdict_json(&checked) })
+        );
+        return Ok(code);
+    }
+    match checked {
+        Ok(v) => {
+            println!(
+                "✓ {}: the record is as written ({} lines, chain head {}).",
+                run.id, v.lines, v.head
+            );
+            for file in &v.files {
+                println!("  {}  {}", file.sha256, file.path);
+            }
+        }
+        Err(m) => println!("✗ {}: {m}", run.id),
+    }
+    Ok(code)
+}
+
+fn open(run: &RunSummary, json: bool) -> Result<u8> {
+    let Some(receipt) = &run.receipt else {
+        eprintln!(
+            "error: {} has no receipt: only a verified cancellation has one (this run ended: {})",
+            run.id, run.outcome
+        );
+        return Ok(ErrorClass::Failure.exit_code());
+    };
+    if json {
+        println!("{}", serde_json::json!({ "receipt": receipt }));
+        return Ok(EXIT_SUCCESS);
+    }
+    // In a pipe, or with no screen, the path is what is useful.
+    if std::io::stdout().is_terminal() && subterminator_core::session::has_display() {
+        let opener = if cfg!(target_os = "macos") {
+            "open"
+        } else {
+            "xdg-open"
+        };
+        match std::process::Command::new(opener).arg(receipt).spawn() {
+            Ok(_) => println!("Opened {}", receipt.display()),
+            Err(e) => println!(
+                "{} (cannot start {opener}: {e}; open it in a browser)",
+                receipt.display()
+            ),
+        }
+    } else {
+        println!("{}", receipt.display());
+    }
+    Ok(EXIT_SUCCESS)
+}
+
+fn prune(all: &[RunSummary], days: u32, force: bool, json: bool) -> Result<u8> {
+    let cutoff = chrono::Utc::now() - chrono::Duration::seconds(i64::from(days) * SECONDS_PER_DAY);
+    let plan = runs::plan_prune(all, cutoff, force);
+    let mut deleted = Vec::new();
+    let mut failed = Vec::new();
+    for run in &plan.delete {
+        match std::fs::remove_dir_all(&run.dir) {
+            Ok(()) => deleted.push(run.id.clone()),
+            Err(e) => failed.push(format!("{}: {e}", run.dir.display())),
+        }
+    }
+    let kept: Vec<&str> = plan.kept.iter().map(|r| r.id.as_str()).collect();
+    let code = exit_code(failed.is_empty());
+    if json {
+        println!(
+            "{}",
+            serde_json::json!({ "deleted": deleted, "kept": kept, "failed": failed })
+        );
+        return Ok(code);
+    }
+    for id in &deleted {
+        println!("deleted  {id}");
+    }
+    for run in &plan.kept {
+        println!(
+            "kept     {} (the last verified cancellation of {}; --force deletes it too)",
+            run.id, run.service
+        );
+    }
+    for failure in &failed {
+        eprintln!("error: cannot delete {failure}");
+    }
+    println!(
+        "{} run(s) older than {days} days deleted, {} kept.",
+        deleted.len(),
+        kept.len()
+    );
+    Ok(code)
+}

@@ -1,0 +1,29 @@
+//! A person's yes, as the pipeline carries it from the question (`ask.rs`,
+//! the only stage that makes one) to the guard (`run.rs`, which opens it for
+//! that one action, once) and into the run's state (what ran approved).
+
+/// A person's yes to one action. Made only here, from an approved answer;
+/// the run stage opens the guard for the action it was given to, once.
+#[derive(Debug, Clone)]
+pub(super) struct Approval {
+    /// The turn it was given in.
+    turn: u32,
+    /// What it was given to, as the question named it.
+    to: String,
+}
+
+impl Approval {
+    /// Only the ask stage calls this, with the person's yes in hand.
+    pub(super) fn new(turn: u32, to: &str) -> Self {
+        Approval {
+            turn,
+            to: to.to_owned(),
+        }
+    }
+}
+
+impl std::fmt::Display for Approval {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "the yes of turn {} to {}", self.turn, self.to.trim())
+    }
+}

@@ -1,0 +1,71 @@
+//! Sign-in walls: after every snapshot the plugin says whether the page
+//! wants the human to sign in; an interactive run pauses for them, any other
+//! run ends with the `subterminator login` hint.
+
+use super::ctx::Ctx;
+use super::passwords::mask_passwords;
+use super::state::{State, timed};
+use super::{Event, MAX_AUTH_PAUSES, TaskReason, TaskResult};
+use crate::approval::Answer;
+use crate::error::Error;
+use crate::feed::Ask;
+use crate::plugin;
+
+/// After every snapshot: a sign-in wall pauses for the human when the run
+/// is interactive, and ends the run with a hint when it is not.
+pub(super) async fn watch(
+    cx: &mut Ctx<'_>,
+    state: &mut State,
+) -> Result<Option<TaskResult>, Error> {
+    loop {
+        let snapshot = state.snapshot.clone();
+        let event = match plugin::call_blocking(&cx.service.plugin, move |p| {
+            p.detect_auth(&snapshot)
+        })
+        .await
+        {
+            Ok(event) => event,
+            Err(e) => {
+                tracing::warn!("{e}; treating the page as signed in");
+                None
+            }
+        };
+        let Some(event) = event else {
+            return Ok(None);
+        };
+        let kind = serde_json::to_value(event.kind)
+            .ok()
+            .and_then(|v| v.as_str().map(str::to_owned))
+            .unwrap_or_default();
+        cx.reporter.emit(Event::AuthRequired {
+            turn: state.turn,
+            kind,
+            message: event.message.clone(),
+            url: state.snapshot.url.clone(),
+        });
+        let hint = format!(
+            "Sign in first with `subterminator login {}`, then run this again.",
+            cx.service.metadata.id
+        );
+        if !cx.options.interactive || state.auth_pauses >= MAX_AUTH_PAUSES {
+            return Ok(Some(
+                TaskResult::new(false, false, TaskReason::AuthRequired, state.turn)
+                    .with_error(format!("{} {hint}", event.message)),
+            ));
+        }
+        state.auth_pauses += 1;
+        let feed = cx.reporter.feed().clone();
+        let ask = Ask::SignIn {
+            message: event.message.clone(),
+        };
+        let answered = timed(&mut cx.clocks.human, feed.ask(ask)).await;
+        if answered != Answer::Approved {
+            return Ok(Some(
+                TaskResult::new(false, false, TaskReason::AuthRequired, state.turn)
+                    .with_error(format!("{} (no answer) {hint}", event.message)),
+            ));
+        }
+        state.snapshot = timed(&mut cx.clocks.browser, cx.toolset.look(cx.browser, None)).await?;
+        mask_passwords(cx, state).await;
+    }
+}

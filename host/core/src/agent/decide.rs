@@ -1,0 +1,58 @@
+//! Stage three of an action: the one safety decision. The facts gathered
+//! become `safety::Facts`, and `safety::assess` returns everything running
+//! the action needs: proceed under this guard, ask, or refuse.
+
+use serde_json::Value;
+
+use super::action::{Action, Origin};
+use super::ctx::Ctx;
+use super::facts::Gathered;
+use super::resolve::Resolved;
+use super::state::State;
+use crate::browser::tools as mcp;
+use crate::safety::{self, Decision, DialogFacts, Facts, Policy};
+
+/// The decision on `action`, resolved as `resolved`, from what was gathered.
+pub(super) fn decide(
+    cx: &Ctx<'_>,
+    state: &State,
+    action: &Action,
+    resolved: &Resolved,
+    gathered: &Gathered,
+) -> Decision {
+    let Resolved {
+        action: browser,
+        runs,
+    } = resolved;
+    let dialog = state.dialog.as_ref().and_then(|open| {
+        (runs == mcp::HANDLE_DIALOG).then(|| DialogFacts {
+            accept: browser.mcp_args.get("accept").and_then(Value::as_bool) == Some(true),
+            kind: &open.dialog.kind,
+            message: &open.dialog.message,
+            opened_by_commit: open.opened_by_commit,
+        })
+    });
+    let facts = Facts {
+        tool: runs,
+        read_only: browser.read_only,
+        target: browser.target.as_ref(),
+        dom: gathered.dom.as_ref(),
+        carried: gathered.carried.iter().map(String::as_str).collect(),
+        navigate_to: browser.navigate_to.as_deref(),
+        goes_back: runs == mcp::NAVIGATE_BACK,
+        dialog,
+        page: &state.snapshot,
+        allowed_origins: &state.allowed_origins,
+        start_url: &cx.options.start_url,
+        service: cx.display_name(),
+        plan: cx.plan_knowledge(),
+        commit_urls: &cx.service.metadata.commit_url_patterns,
+        plugin: gathered.plugin.clone(),
+        commit_page: gathered.commit_page.as_ref(),
+        dismissal: action.origin == Origin::Dismissal,
+    };
+    let policy = Policy {
+        checkpoints: cx.options.checkpoints,
+    };
+    safety::assess(&facts, policy)
+}

@@ -1,0 +1,179 @@
+//! One stream of events per run. The same events become the JSONL run
+//! record and what a front-end shows (the terminal's lines, an MCP client's
+//! progress), so the two never disagree.
+
+use serde::Serialize;
+
+use super::TaskResult;
+use super::Tokens;
+use crate::approval::{Answer, ApprovalRequest};
+
+#[derive(Debug, Clone, Serialize)]
+#[serde(tag = "type", rename_all = "snake_case")]
+pub enum Event {
+    RunStarted {
+        service: String,
+        display_name: String,
+        model: String,
+        start_url: String,
+        /// Set when `--start-url` points the plugin at a local copy.
+        local_copy: Option<String>,
+        tools: String,
+        max_turns: u32,
+        checkpoints: bool,
+        /// Which plugin ran: id, version, API, SHA-256 and where it came from.
+        plugin: crate::plugin::Provenance,
+    },
+    /// What was sent to the model this turn, in summary.
+    ModelRequest {
+        turn: u32,
+        messages: usize,
+        tools: usize,
+        /// Characters of system prompt, text messages and tool schemas;
+        /// images are counted apart, by size only (never their data).
+        chars: usize,
+        /// Images sent (`--vision`): at most the latest screenshot.
+        images: usize,
+        /// Base64 characters of those images.
+        image_chars: usize,
+    },
+    ModelReply {
+        turn: u32,
+        text: Option<String>,
+        tool_calls: Vec<String>,
+        usage: Tokens,
+        elapsed_ms: u64,
+    },
+    ToolCall {
+        turn: u32,
+        tool: String,
+        /// The element as resolved from the page, e.g. `button "Cancel Membership"`.
+        target: Option<String>,
+        arguments: serde_json::Value,
+        /// Who proposed it: the model, the offline policy, a replayed step,
+        /// an MCP client.
+        #[serde(skip_serializing_if = "Option::is_none")]
+        origin: Option<super::action::Origin>,
+    },
+    Refused {
+        turn: u32,
+        tool: String,
+        code: String,
+        why: String,
+    },
+    ToolResult {
+        turn: u32,
+        tool: String,
+        ok: bool,
+        error: Option<String>,
+        url: String,
+        elapsed_ms: u64,
+        /// The page text the model was shown; in the record always, on screen with -v.
+        page: Option<String>,
+    },
+    CheckpointPassed {
+        turn: u32,
+        reason: String,
+    },
+    /// Requests the network guard stopped during an unapproved action.
+    GuardBlocked {
+        turn: u32,
+        requests: Vec<crate::browser::guard::BlockedRequest>,
+    },
+    /// An overlay (cookie banner, promotion, chat widget) the host
+    /// dismissed before the next move, or left alone and why. Its JSON name
+    /// is older than the word "overlay" and stays.
+    #[serde(rename = "interruption")]
+    Overlay {
+        turn: u32,
+        kind: crate::page::overlay::Kind,
+        /// The button it pressed, or would have.
+        button: String,
+        /// Words of the box it sits in.
+        context: String,
+        url: String,
+        dismissed: bool,
+        left: Option<String>,
+    },
+    /// A failed action the host tried once more after mending what was in
+    /// the way (`ok`: the retry worked, and the model never heard of it).
+    Recovered {
+        turn: u32,
+        tool: String,
+        trouble: super::trouble::Trouble,
+        /// What the host did first: dismissed, scrolled, waited.
+        after: String,
+        ok: bool,
+    },
+    /// The replay of the remembered path stopped matching the page; the
+    /// driver (the model, or the plugin's plan offline) goes on from here.
+    HandedOver {
+        turn: u32,
+        /// Steps replayed before.
+        replayed: usize,
+        why: String,
+        to: String,
+    },
+    /// The model wrote its tool call as text: read and used (`tool`), or
+    /// not usable (`problem`, sent back to it as a repair prompt).
+    CallInText {
+        turn: u32,
+        tool: Option<String>,
+        problem: Option<String>,
+    },
+    /// The path this verified run took, remembered for the next.
+    Remembered {
+        steps: usize,
+        file: String,
+    },
+    /// A dialog the host answered by itself (alerts, `beforeunload`).
+    DialogAnswered {
+        turn: u32,
+        kind: String,
+        message: String,
+        accepted: bool,
+    },
+    ApprovalAsked {
+        turn: u32,
+        request: ApprovalRequest,
+    },
+    ApprovalAnswered {
+        turn: u32,
+        answer: Answer,
+    },
+    Verification {
+        turn: u32,
+        verified: bool,
+        detail: String,
+    },
+    AuthRequired {
+        turn: u32,
+        kind: String,
+        message: String,
+        url: String,
+    },
+    /// Where a turn's time went; `host_us` is everything but the model, the
+    /// browser and the human.
+    TurnTiming {
+        turn: u32,
+        total_us: u64,
+        model_us: u64,
+        browser_us: u64,
+        human_us: u64,
+        host_us: u64,
+        /// The safety layers' share of the turn (within the figures above).
+        safety_us: u64,
+    },
+    DryRun {
+        tool: String,
+        target: Option<String>,
+        arguments: serde_json::Value,
+    },
+    Finished {
+        result: TaskResult,
+    },
+    /// The receipt of a verified success, in the run folder.
+    ReceiptWritten {
+        files: Vec<String>,
+    },
+}

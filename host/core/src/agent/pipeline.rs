@@ -1,0 +1,235 @@
+//! One action, start to end, whatever proposed it: resolve the target →
+//! read its facts → decide → ask → run under the guard → look again. Every
+//! way to act goes through here; what differs by [`Origin`] is only what is
+//! reported and that the host never asks for its own moves (a retry or a
+//! dismissal the decision would not let run unasked is not made).
+//!
+//! A yes is given to what the person was shown: if the element changed
+//! between the question and the answer, it is judged and asked about again.
+
+use std::time::Instant;
+
+use super::action::{Action, Origin};
+use super::ask::{self, Asked, rejected};
+use super::ctx::Ctx;
+use super::decide::decide;
+use super::facts::{self, Gathered};
+use super::look::{self, Watch};
+use super::question;
+use super::remember;
+use super::resolve::{Resolved, resolve};
+use super::run::{self, Clearance, Ran};
+use super::state::{OpenDialog, State};
+use super::toolset::{Refusal, describe};
+use super::trouble::{Trouble, trouble_of};
+use super::{Event, TaskResult};
+use crate::browser::{BrowserError, ToolOutput, tools as mcp};
+use crate::error::Error;
+use crate::safety::{Decision, RefusalCode};
+
+/// How many times one action is put to the person again because its
+/// element changed between the question and the answer; then the run ends.
+const MAX_REASKS: u32 = 2;
+
+/// How an action ended.
+pub(super) enum Acted {
+    /// It did not run: the host's rules refused it, the person answered
+    /// with words instead of a yes, or the guard could not be set. Its
+    /// driver hears why.
+    Refused(Refusal),
+    /// A move of the host's own that would need the person's yes: not
+    /// made, for this reason.
+    WouldAsk(String),
+    /// The run is over (a no, nobody to ask, a sign-in wall).
+    Ended(Box<TaskResult>),
+    /// It ran, or the browser could not do it.
+    Ran(Box<Outcome>),
+}
+
+/// What an action that ran left.
+pub(super) struct Outcome {
+    pub(super) resolved: Resolved,
+    pub(super) output: Option<ToolOutput>,
+    /// Why the browser could not do it.
+    pub(super) failure: Option<BrowserError>,
+    /// Set when it failed on something in the way while unapproved, with
+    /// nothing stopped by the guard: worth one more try (`recover.rs`).
+    pub(super) trouble: Option<Trouble>,
+    /// The person's words about requests the guard stopped, for the driver.
+    pub(super) guard_note: Option<String>,
+    /// A dialog the page has open now.
+    pub(super) dialog: Option<OpenDialog>,
+}
+
+/// Takes `action` through every stage.
+pub(super) async fn act(
+    cx: &mut Ctx<'_>,
+    state: &mut State,
+    action: &Action,
+) -> Result<Acted, Error> {
+    let resolved = match resolve(cx, state, action) {
+        Ok(resolved) => resolved,
+        Err(refusal) => return Ok(Acted::Refused(refusal)),
+    };
+    let target = resolved.action.target.as_ref().map(describe);
+    let what = format!("{} {}", resolved.runs, target.clone().unwrap_or_default());
+    let mut changed: Option<String> = None;
+    let mut reasks = 0;
+    // Each pass judges the element as it is now; a yes is checked against
+    // what its question showed, and a change is judged afresh.
+    let (gathered, clearance) = loop {
+        let judging = Instant::now();
+        let gathered = facts::gather(cx, state, action, &resolved).await?;
+        let decision = decide(cx, state, action, &resolved, &gathered);
+        cx.clocks.safety += judging.elapsed();
+        match decision {
+            Decision::Refuse { code, message } => {
+                return Ok(Acted::Refused(Refusal::new(code, message)));
+            }
+            Decision::Proceed { reason, guard } => {
+                if !resolved.action.read_only && !action.origin.is_hosts() {
+                    cx.reporter.emit(Event::CheckpointPassed {
+                        turn: state.turn,
+                        reason,
+                    });
+                }
+                break (gathered, Clearance::Unapproved(guard));
+            }
+            Decision::Ask { reason } if action.origin.is_hosts() => {
+                return Ok(Acted::WouldAsk(reason));
+            }
+            Decision::Ask { reason } => {
+                let url = state.snapshot.url.clone();
+                let request =
+                    question::before_action(cx, &resolved, &gathered, reason, changed.take(), &url);
+                match ask::ask(cx, state, request, &what).await {
+                    Asked::Yes(approval) => {
+                        match facts::changed_since(cx, &resolved.action, &gathered).await? {
+                            None => break (gathered, Clearance::Approved(approval)),
+                            Some(_) if reasks >= MAX_REASKS => {
+                                return Ok(Acted::Ended(Box::new(rejected(
+                                    state.turn,
+                                    "the element kept changing after each approval",
+                                ))));
+                            }
+                            Some(now) => {
+                                reasks += 1;
+                                changed = Some(now);
+                            }
+                        }
+                    }
+                    Asked::Feedback(refusal) => return Ok(Acted::Refused(refusal)),
+                    Asked::Ended(result) => return Ok(Acted::Ended(Box::new(result))),
+                }
+            }
+        }
+    };
+    if !action.origin.is_hosts() {
+        cx.reporter.emit(Event::ToolCall {
+            turn: state.turn,
+            tool: resolved.runs.clone(),
+            target,
+            arguments: resolved.action.mcp_args.clone(),
+            origin: Some(action.origin),
+        });
+    }
+    run_and_look(cx, state, action, resolved, &gathered, clearance).await
+}
+
+/// Stages five and six: the action run under the guard (the person asked
+/// about what the guard stopped, the action run again on a yes), then the
+/// page looked at again.
+async fn run_and_look(
+    cx: &mut Ctx<'_>,
+    state: &mut State,
+    action: &Action,
+    resolved: Resolved,
+    gathered: &Gathered,
+    mut clearance: Clearance,
+) -> Result<Acted, Error> {
+    let url_before = state.snapshot.url.clone();
+    let changes = run::changes(&resolved);
+    let dismissal = action.origin == Origin::Dismissal;
+    let mut guard_note = None;
+    // A retry is for something in the way, not for a request the guard
+    // stopped: that one was put to the person.
+    let mut stopped_any = false;
+    let ran: Ran = loop {
+        let ran = match run::run(cx, state, &resolved, &clearance).await? {
+            Ok(ran) => ran,
+            Err(why) => return Ok(Acted::Refused(Refusal::new(RefusalCode::ActionFailed, why))),
+        };
+        if dismissal && let Some(e) = &ran.failure {
+            return Ok(Acted::Refused(Refusal::new(
+                RefusalCode::ActionFailed,
+                format!("pressing it failed: {e}"),
+            )));
+        }
+        if ran.blocked.is_empty() {
+            break ran;
+        }
+        stopped_any = true;
+        cx.reporter.emit(Event::GuardBlocked {
+            turn: state.turn,
+            requests: ran.blocked.clone(),
+        });
+        if dismissal {
+            // Anything the guard stopped means it was no dismissal.
+            return Ok(Acted::Refused(Refusal::new(
+                RefusalCode::ActionFailed,
+                format!(
+                    "pressing it sent {} request(s) the guard stopped; nothing reached the site",
+                    ran.blocked.len()
+                ),
+            )));
+        }
+        let stopped = question::describe_blocked(&ran.blocked);
+        let url = state.snapshot.url.clone();
+        let request = question::after_blocked(&resolved, gathered, &ran.blocked, &url);
+        match ask::ask(cx, state, request, &stopped).await {
+            Asked::Yes(approval) => clearance = Clearance::Approved(approval),
+            Asked::Ended(result) => return Ok(Acted::Ended(Box::new(result))),
+            Asked::Feedback(refusal) => {
+                guard_note = Some(format!(
+                    "The browser stopped {stopped} that this action sent without the human's approval; nothing was sent. {}",
+                    refusal.message
+                ));
+                break ran;
+            }
+        }
+    };
+    let approved = matches!(clearance, Clearance::Approved(_));
+    let trouble = match (&ran.failure, &clearance) {
+        (Some(e), Clearance::Unapproved(_))
+            if changes && !stopped_any && !action.origin.is_hosts() =>
+        {
+            trouble_of(e)
+        }
+        _ => None,
+    };
+    if resolved.runs == mcp::HANDLE_DIALOG && ran.failure.is_none() {
+        state.dialog = None;
+    }
+    if changes && ran.failure.is_none() && !dismissal {
+        remember::took(&url_before, &resolved, state);
+    }
+    let dialog = run::settle_dialogs(cx, state, ran.output.as_ref(), approved).await?;
+    if dialog.is_none() {
+        let watch = if dismissal {
+            Watch::Nothing
+        } else {
+            Watch::SignIn
+        };
+        if let Some(ended) = look::look(cx, state, ran.output.as_ref(), watch).await? {
+            return Ok(Acted::Ended(Box::new(ended)));
+        }
+    }
+    Ok(Acted::Ran(Box::new(Outcome {
+        resolved,
+        output: ran.output,
+        failure: ran.failure,
+        trouble,
+        guard_note,
+        dialog,
+    })))
+}

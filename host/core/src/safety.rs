@@ -1,0 +1,499 @@
+//! The one safety decision: for a proposed browser action, proceed, ask the
+//! human (with a reason) or refuse (with a code).
+//!
+//! [`assess`] is pure. It weighs the facts the agent gathered — the action,
+//! whether it changes anything, the element the host resolved, where it
+//! leads, the service's origins, the plugin's answer — and nothing else, so
+//! every rule can be shown in a table test. It fails closed: a state-changing
+//! action runs unasked only when a rule positively says it is safe.
+
+pub mod commit_page;
+pub mod floor;
+pub mod plan;
+pub mod success;
+mod verification;
+
+use serde::Serialize;
+
+use crate::browser::guard::GuardMode;
+use crate::browser::tools as mcp;
+use crate::page::{Element, ElementFacts, Snapshot, origin_of};
+pub use commit_page::CommitPage;
+pub use plan::{PlanKnowledge, PlanMark};
+pub use verification::{Verification, judge_success};
+
+/// Why an action was refused, as the model is told it (seed 002's codes).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum RefusalCode {
+    /// Arguments that are not valid JSON or do not match the tool's schema.
+    InvalidParams,
+    /// A ref that is not in the latest snapshot.
+    RefInvalid,
+    ElementDisabled,
+    ElementObscured,
+    ElementNotVisible,
+    /// The browser could not do it, or the host's rules forbid it here.
+    ActionFailed,
+    Timeout,
+    /// The human said no and gave the model words to go on with.
+    HumanRejected,
+}
+
+impl RefusalCode {
+    pub const fn as_str(self) -> &'static str {
+        match self {
+            RefusalCode::InvalidParams => "invalid_params",
+            RefusalCode::RefInvalid => "ref_invalid",
+            RefusalCode::ElementDisabled => "element_disabled",
+            RefusalCode::ElementObscured => "element_obscured",
+            RefusalCode::ElementNotVisible => "element_not_visible",
+            RefusalCode::ActionFailed => "action_failed",
+            RefusalCode::Timeout => "timeout",
+            RefusalCode::HumanRejected => "human_rejected",
+        }
+    }
+}
+
+impl std::fmt::Display for RefusalCode {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+/// What the service plugin said about the action.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub enum PluginAnswer {
+    /// Not consulted: read-only actions are never put to the plugin.
+    #[default]
+    NotAsked,
+    /// No reason to ask.
+    NoObjection,
+    /// A reason the human must approve first.
+    Ask(String),
+    /// The plugin failed (trap, timeout, out of memory); why.
+    Failed(String),
+}
+
+/// The human's settings that bear on the decision.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Policy {
+    /// False only under `--no-checkpoint` (tests only).
+    pub checkpoints: bool,
+}
+
+/// Everything [`assess`] weighs, gathered by the agent.
+#[derive(Debug, Clone)]
+pub struct Facts<'a> {
+    /// The Playwright MCP tool the action runs.
+    pub tool: &'a str,
+    /// Whether the action changes nothing (a snapshot, a screenshot).
+    pub read_only: bool,
+    /// The element the host resolved from the latest snapshot.
+    pub target: Option<&'a Element>,
+    /// The target's facts as the DOM has them, read by the host; for a key
+    /// press, the focused element's. `None` when they could not be read.
+    pub dom: Option<&'a ElementFacts>,
+    /// Words the action carries: text typed, options chosen, the key.
+    pub carried: Vec<&'a str>,
+    /// For navigation: where to.
+    pub navigate_to: Option<&'a str>,
+    /// Whether the action only goes back in history.
+    pub goes_back: bool,
+    /// For a dialog: whether the action accepts it, and what it says.
+    pub dialog: Option<DialogFacts<'a>>,
+    /// The page the action would run on.
+    pub page: &'a Snapshot,
+    /// `scheme://host:port` of every site the service may visit.
+    pub allowed_origins: &'a [String],
+    /// Where the run started: navigating back there needs no yes.
+    pub start_url: &'a str,
+    /// The service's display name, for messages.
+    pub service: &'a str,
+    pub plan: PlanKnowledge<'a>,
+    /// The plugin's commit URL patterns: a request to one commits.
+    pub commit_urls: &'a [String],
+    pub plugin: PluginAnswer,
+    /// Why the page is a commit page, when it is.
+    pub commit_page: Option<&'a CommitPage>,
+    /// Whether this is the host's own press on the button that closes an
+    /// overlay it found (`page::overlay`), never a driver's move.
+    pub dismissal: bool,
+}
+
+/// A dialog the page opened, as the model wants to answer it.
+#[derive(Debug, Clone, Copy)]
+pub struct DialogFacts<'a> {
+    pub accept: bool,
+    /// `confirm`, `alert`, `prompt`, `beforeunload`.
+    pub kind: &'a str,
+    pub message: &'a str,
+    /// Whether the action that opened it needed a yes.
+    pub opened_by_commit: bool,
+}
+
+/// The decision, with its reason, and everything running the action needs
+/// (as codex's `AutoApprove { sandbox_type }`): an action that proceeds
+/// unasked carries the guard it runs under. The default is to ask.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(tag = "decision", rename_all = "snake_case")]
+pub enum Decision {
+    /// Run it, unapproved, under `guard`; the reason goes into the run
+    /// record.
+    Proceed {
+        reason: String,
+        #[serde(skip)]
+        guard: GuardMode,
+    },
+    /// Ask the human first, for this reason.
+    Ask { reason: String },
+    /// Never run it; the model is told why.
+    Refuse { code: RefusalCode, message: String },
+}
+
+impl Default for Decision {
+    fn default() -> Self {
+        Decision::Ask {
+            reason: "no rule said this action is safe".into(),
+        }
+    }
+}
+
+/// Decides one proposed action from its facts: the one call that says
+/// whether it runs, asks or is refused, and, when it runs unasked, under
+/// which guard.
+pub fn assess(facts: &Facts<'_>, policy: Policy) -> Decision {
+    match judge(facts, policy) {
+        Verdict::Proceed(reason) => Decision::Proceed {
+            reason,
+            guard: unapproved_guard(facts),
+        },
+        Verdict::Ask(reason) => Decision::Ask { reason },
+        Verdict::Refuse { code, message } => Decision::Refuse { code, message },
+    }
+}
+
+/// [`assess`] before the guard is added.
+enum Verdict {
+    Proceed(String),
+    Ask(String),
+    Refuse { code: RefusalCode, message: String },
+}
+
+impl From<Decision> for Verdict {
+    fn from(decision: Decision) -> Self {
+        match decision {
+            Decision::Proceed { reason, .. } => Verdict::Proceed(reason),
+            Decision::Ask { reason } => Verdict::Ask(reason),
+            Decision::Refuse { code, message } => Verdict::Refuse { code, message },
+        }
+    }
+}
+
+fn judge(facts: &Facts<'_>, policy: Policy) -> Verdict {
+    if let Some(refused) = off_limits(facts) {
+        return refused.into();
+    }
+    if facts.read_only {
+        return Verdict::Proceed("the action changes nothing".into());
+    }
+    if !policy.checkpoints {
+        return Verdict::Proceed("checkpoints are off (--no-checkpoint, for testing only)".into());
+    }
+    let ask = Verdict::Ask;
+    if let Some(dialog) = &facts.dialog {
+        return assess_dialog(facts, dialog);
+    }
+    if let Some(url) = facts.navigate_to {
+        return match navigation_needs_yes(facts, url) {
+            Some(reason) => ask(reason),
+            None => Verdict::Proceed("a link on this page, on the service's own site".into()),
+        };
+    }
+    if facts.target.is_some() && facts.dom.is_none() && facts.tool != mcp::PRESS_KEY {
+        return ask("the host could not read what this element really is".into());
+    }
+    if let Some(target) = facts.target {
+        if let Some(reason) = commit_page::element_needs_yes(
+            target,
+            facts.dom,
+            &facts.carried,
+            facts.page,
+            facts.plan,
+            &facts.plugin,
+        ) {
+            return ask(reason);
+        }
+        if let Some(dom) = facts.dom
+            && NAMED_BY_CONTENT.contains(&target.role.as_str())
+            && names_disagree(&target.name, &dom.visible_text)
+        {
+            return ask(format!(
+                "its accessible name \"{}\" is not the text it shows, \"{}\"",
+                target.name, dom.visible_text
+            ));
+        }
+    } else if let Some(reason) = carried_needs_yes(facts) {
+        return ask(reason);
+    }
+    if let Some(dom) = facts.dom
+        && let Some(url) = dom.form_action.as_deref().or(dom.href.as_deref())
+        && let Some(pattern) = matching_pattern(facts.commit_urls, url)
+    {
+        return ask(format!(
+            "it leads to {url}, which the plugin lists as committing ({pattern})"
+        ));
+    }
+    let exempt = plan_exempt(facts);
+    let in_place = dismisses_in_place(facts);
+    if let Some(page) = facts.commit_page
+        && !exempt
+        && !in_place
+    {
+        return ask(format!(
+            "this page commits ({}: {}), so every change on it needs a yes",
+            page.because_of, page.reason
+        ));
+    }
+    Verdict::Proceed(if exempt {
+        "a step the plugin's plan says is not irreversible".into()
+    } else if in_place && facts.commit_page.is_some() {
+        "it closes an overlay in place: no form, no link, and the guard stops any request".into()
+    } else {
+        "nothing on this page commits".into()
+    })
+}
+
+/// Whether the host's dismissal of an overlay presses a button that
+/// can neither submit a form nor follow a link (a link to this very page,
+/// `#`, stays in place). On a commit page that is the only press the host
+/// makes unasked, and the guard stops every post and navigation it might
+/// still start from a script.
+fn dismisses_in_place(facts: &Facts<'_>) -> bool {
+    let Some(dom) = facts.dom else {
+        return false;
+    };
+    let same_page = |href: &str| {
+        let strip = |u: &str| u.split('#').next().unwrap_or(u).to_owned();
+        strip(href) == strip(&facts.page.url)
+    };
+    facts.dismissal
+        && facts.tool == mcp::CLICK
+        && dom.form_action.is_none()
+        && dom.href.as_deref().is_none_or(same_page)
+}
+
+/// Whether the plan names the target as a step that is not irreversible:
+/// the one way a plugin lowers the bar, below neither the strong signs nor
+/// the network guard.
+fn plan_exempt(facts: &Facts<'_>) -> bool {
+    facts
+        .target
+        .is_some_and(|t| plan::mark(facts.plan, t, facts.dom) == PlanMark::NotIrreversible)
+}
+
+/// What the network guard stops while this action runs unapproved: form
+/// posts unless the plan names the target, and, on a commit page, any
+/// navigation to the service too. (Commit patterns are always stopped.)
+pub fn unapproved_guard(facts: &Facts<'_>) -> GuardMode {
+    if facts.dismissal {
+        return GuardMode::Guarded {
+            block_posts: true,
+            block_navigations: true,
+        };
+    }
+    let exempt = plan_exempt(facts);
+    GuardMode::Guarded {
+        block_posts: !exempt,
+        block_navigations: facts.commit_page.is_some() && !exempt,
+    }
+}
+
+/// Whether `name` and `text` say different things. Icons (`×`, `›`) and
+/// texts that contain each other agree; a page that labels a button "Go
+/// back" while it shows "Finish Cancellation" does not.
+pub fn names_disagree(name: &str, text: &str) -> bool {
+    let norm = |s: &str| {
+        s.split_whitespace()
+            .collect::<Vec<_>>()
+            .join(" ")
+            .to_lowercase()
+    };
+    let (name, text) = (norm(name), norm(text));
+    let letters = text.chars().filter(|c| c.is_alphanumeric()).count();
+    !name.is_empty()
+        && letters >= MIN_DISAGREEING_TEXT_CHARS
+        && !name.contains(&text)
+        && !text.contains(&name)
+}
+
+/// Roles whose accessible name normally is the text they show. A textbox
+/// or a dropdown is named by its label and shows its value: no disagreement.
+const NAMED_BY_CONTENT: &[&str] = &[
+    "button",
+    "link",
+    "menuitem",
+    "menuitemcheckbox",
+    "menuitemradio",
+    "tab",
+];
+
+/// Shorter visible texts (icons, arrows) never count as disagreeing.
+const MIN_DISAGREEING_TEXT_CHARS: usize = 3;
+
+/// A key press or typing with no target: judged by the focused element and
+/// the words it carries.
+fn carried_needs_yes(facts: &Facts<'_>) -> Option<String> {
+    let heads = commit_page::headings(facts.page);
+    let mut texts = facts.carried.clone();
+    if let Some(dom) = facts.dom {
+        texts.push(dom.visible_text.as_str());
+    }
+    let judged = floor::judge_each(&texts, &facts.page.title, &heads, &facts.page.url);
+    judged.target.map(|_| {
+        format!(
+            "it carries \"{}\", which may commit",
+            facts.carried.join("\", \"")
+        )
+    })
+}
+
+fn assess_dialog(facts: &Facts<'_>, dialog: &DialogFacts<'_>) -> Verdict {
+    if !dialog.accept || matches!(dialog.kind, "alert" | "beforeunload") {
+        return Verdict::Proceed("dismissing a dialog, or one that only informs".into());
+    }
+    let says = floor::sign_in_text(dialog.message, floor::Place::Target);
+    if dialog.opened_by_commit || facts.commit_page.is_some() || says.is_some() {
+        return Verdict::Ask(format!(
+            "accepting this {} dialog (\"{}\") may complete what the page asked about",
+            dialog.kind, dialog.message
+        ));
+    }
+    Verdict::Proceed("a dialog that nothing on the page commits with".into())
+}
+
+fn navigation_needs_yes(facts: &Facts<'_>, url: &str) -> Option<String> {
+    if floor::sign_in_url(url).is_some() {
+        return Some(format!("the address {url} reads as a step that commits"));
+    }
+    if let Some(pattern) = matching_pattern(facts.commit_urls, url) {
+        return Some(format!(
+            "{url} is an address the plugin lists as committing ({pattern})"
+        ));
+    }
+    match &facts.plugin {
+        PluginAnswer::Ask(_) => return Some(commit_page::PLUGIN_ASKS.into()),
+        PluginAnswer::Failed(why) => {
+            return Some(format!(
+                "the service plugin could not judge it ({why}), so asking to be safe"
+            ));
+        }
+        PluginAnswer::NoObjection | PluginAnswer::NotAsked => {}
+    }
+    let same = |a: &str, b: &str| a.trim_end_matches('/') == b.trim_end_matches('/');
+    let linked = facts
+        .page
+        .elements
+        .iter()
+        .filter_map(|e| e.url.as_deref())
+        .any(|href| same(href, url) || resolves_to(facts.page.url.as_str(), href, url));
+    if linked || same(url, facts.start_url) {
+        return None;
+    }
+    Some(format!(
+        "{url} is neither a link on this page nor where the run started"
+    ))
+}
+
+/// Whether the link `href` on the page at `base` leads to `url`.
+fn resolves_to(base: &str, href: &str, url: &str) -> bool {
+    let Ok(base) = url::Url::parse(base) else {
+        return false;
+    };
+    match (base.join(href), url::Url::parse(url)) {
+        (Ok(a), Ok(b)) => a == b,
+        _ => false,
+    }
+}
+
+/// The first of `patterns` that `url` matches (`*` matches any run of
+/// characters), ignoring case.
+pub fn matching_pattern<'p>(patterns: &'p [String], url: &str) -> Option<&'p str> {
+    let url = url.to_lowercase();
+    patterns
+        .iter()
+        .find(|p| glob_matches(&p.to_lowercase(), &url))
+        .map(String::as_str)
+}
+
+fn glob_matches(pattern: &str, text: &str) -> bool {
+    let parts: Vec<&str> = pattern.split('*').collect();
+    let [first, middle @ .., last] = parts.as_slice() else {
+        return pattern == text;
+    };
+    let Some(mut rest) = text.strip_prefix(first) else {
+        return false;
+    };
+    for part in middle {
+        match rest.find(part) {
+            Some(at) => rest = &rest[at + part.len()..],
+            None => return false,
+        }
+    }
+    rest.len() >= last.len() && rest.ends_with(last)
+}
+
+/// The host's own rules, whatever the plugin says: no leaving the service's
+/// sites, and no acting on a page outside them.
+fn off_limits(facts: &Facts<'_>) -> Option<Decision> {
+    let allowed = |origin: &String| facts.allowed_origins.contains(origin);
+    if let Some(url) = facts.navigate_to {
+        return match origin_of(url) {
+            Some(origin) if allowed(&origin) => None,
+            Some(origin) => Some(Decision::Refuse {
+                code: RefusalCode::ActionFailed,
+                message: format!(
+                    "Navigation to {origin} is not allowed for {}. Allowed: {}.",
+                    facts.service,
+                    facts.allowed_origins.join(", ")
+                ),
+            }),
+            None => Some(Decision::Refuse {
+                code: RefusalCode::InvalidParams,
+                message: format!("\"{url}\" is not an http(s) URL."),
+            }),
+        };
+    }
+    if let Some(refused) = types_a_secret(facts) {
+        return Some(refused);
+    }
+    let outside = origin_of(&facts.page.url).is_some_and(|o| !allowed(&o));
+    (outside && !facts.read_only && !facts.goes_back).then(|| Decision::Refuse {
+        code: RefusalCode::ActionFailed,
+        message: format!(
+            "This page ({}) is outside {}'s sites; go back or navigate to an allowed page first.",
+            facts.page.url, facts.service
+        ),
+    })
+}
+
+/// The model never types into a password field, checkpoints or not:
+/// signing in is the person's own step (the run pauses for it), and a
+/// password in a tool call would reach the provider and the run record.
+fn types_a_secret(facts: &Facts<'_>) -> Option<Decision> {
+    let typing = facts.tool == mcp::TYPE
+        || (facts.tool == mcp::PRESS_KEY && facts.carried.iter().any(|k| k.chars().count() == 1));
+    let password = facts.dom.and_then(|d| d.input_type.as_deref()) == Some("password")
+        || facts
+            .target
+            .is_some_and(|t| crate::page::mask::is_secret_name(&t.name));
+    (typing && password).then(|| Decision::Refuse {
+        code: RefusalCode::ActionFailed,
+        message: "This is a password field: the model never types into one. Signing in is \
+                  the person's own step; if the page needs it, say so with complete_task."
+            .into(),
+    })
+}
+
+#[cfg(test)]
+mod tests;

@@ -1,5 +1,0 @@
-//! The `subterminator` binary; everything lives in the library.
-
-fn main() -> std::process::ExitCode {
-    subterminator::cli::main()
-}
