@@ -218,6 +218,21 @@ pub fn alive(pid: u32) -> bool {
         .unwrap_or(false)
 }
 
+/// The processes of `pids` still alive once they are all gone or `within`
+/// has passed, whichever comes first: a process killed a moment ago may
+/// take the kernel a moment to reap.
+pub async fn still_alive(pids: impl IntoIterator<Item = u32>, within: Duration) -> Vec<u32> {
+    let pids: Vec<u32> = pids.into_iter().collect();
+    let deadline = std::time::Instant::now() + within;
+    loop {
+        let alive: Vec<u32> = pids.iter().copied().filter(|p| alive(*p)).collect();
+        if alive.is_empty() || std::time::Instant::now() >= deadline {
+            return alive;
+        }
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+}
+
 /// Installs the component at `wasm` as plugin `id` in the home under `home`,
 /// with a manifest entry as `plugin install` would write, so the binary loads
 /// it (a file the manifest does not list is refused).

@@ -40,16 +40,15 @@ impl Console {
         }
     }
 
-    /// The answer to a question just shown. On a terminal, whatever was
-    /// typed before the question appeared is thrown away first: a `y` typed
-    /// ahead was not an answer to this question. A pipe keeps its lines, so
-    /// scripted answers still work.
-    pub async fn read_answer(&mut self) -> Option<String> {
+    /// Forgets what was typed before a question is shown. On a terminal, a
+    /// `y` typed ahead is no answer to a question not yet on the screen; a
+    /// pipe keeps its lines, so scripted answers still work. Called before
+    /// the question is printed, so that nothing typed after it is lost.
+    pub fn forget_typed_ahead(&mut self) {
         if self.terminal {
             while self.lines.try_recv().is_ok() {}
             discard_typed_ahead();
         }
-        self.lines.recv().await
     }
 
     /// The next line, or `None` at end of input.

@@ -116,8 +116,9 @@ impl Terminal {
     async fn answer(&mut self, from: &Option<String>, ask: &Ask, console: &mut Console) -> Answer {
         match ask {
             Ask::Approval(request) => {
+                console.forget_typed_ahead();
                 self.prompt(from, &request.render());
-                Answer::parse(console.read_answer().await.as_deref())
+                Answer::parse(console.read_line().await.as_deref())
             }
             Ask::SignIn { .. } => {
                 self.notice(

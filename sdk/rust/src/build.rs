@@ -9,7 +9,8 @@ use std::process::Command;
 pub const WASM_TARGET: &str = "wasm32-wasip2";
 
 /// Environment a nested cargo must not inherit from the outer build: flags
-/// meant for the host target, clippy's wrapper, and the outer target dir.
+/// meant for the host target, clippy's wrapper (unless
+/// [`LINT_PLUGINS_ENV`] asks for it), and the outer target dir.
 const ENV_NOT_INHERITED: &[&str] = &[
     "CARGO_ENCODED_RUSTFLAGS",
     "RUSTFLAGS",
@@ -23,6 +24,12 @@ const ENV_NOT_INHERITED: &[&str] = &[
     "CARGO_LLVM_COV",
     "LLVM_PROFILE_FILE",
 ];
+
+/// Set (to anything) to build the plugins with clippy as their compiler,
+/// the way the outer build runs (`RUSTC_WORKSPACE_WRAPPER` and `CLIPPY_ARGS`
+/// kept): CI lints the wasm plugins in the build it needs anyway instead of
+/// checking them a second time.
+pub const LINT_PLUGINS_ENV: &str = "SUBTERMINATOR_LINT_PLUGINS";
 
 /// Builds `packages` (cargo package names in the workspace at `workspace`) in
 /// release for [`WASM_TARGET`] into `target_dir`, and returns each package's
@@ -53,7 +60,12 @@ pub fn build_components(
     for package in packages {
         command.args(["-p", package]);
     }
+    let lint = std::env::var_os(LINT_PLUGINS_ENV).is_some();
+    println!("cargo:rerun-if-env-changed={LINT_PLUGINS_ENV}");
     for var in ENV_NOT_INHERITED {
+        if lint && *var == "RUSTC_WORKSPACE_WRAPPER" {
+            continue;
+        }
         command.env_remove(var);
     }
     let output = command

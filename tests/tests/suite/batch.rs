@@ -166,8 +166,7 @@ async fn ctrl_c_stops_every_run_of_a_batch_and_leaves_no_process() {
         sent.elapsed()
     );
     assert_eq!(status.code(), Some(130));
-    tokio::time::sleep(Duration::from_millis(300)).await;
-    let left: Vec<u32> = started.into_iter().filter(|p| e2e::alive(*p)).collect();
+    let left = e2e::still_alive(started, Duration::from_secs(2)).await;
     assert!(left.is_empty(), "processes left behind: {left:?}");
     assert_eq!(commits(&spotify) + commits(&hulu), 0);
     // Each run recorded how it ended.

@@ -11,6 +11,7 @@ use subterminator_core::browser::{
     Browser, BrowserError, BrowserOptions, ProcessInfo, REQUIRED_TOOLS, SHUTDOWN_TIMEOUT, UserData,
 };
 use subterminator_core::page::Snapshot;
+use subterminator_tests::e2e;
 use subterminator_tests::site::{Site, site_dir};
 
 const CHROMIUM: &str = "/usr/bin/chromium";
@@ -420,7 +421,12 @@ async fn reconnects_once_when_the_server_dies() {
     };
     let first = browser.processes().await;
     kill(&first);
-    tokio::time::sleep(Duration::from_millis(300)).await;
+    let left = e2e::still_alive(
+        first.pids.iter().filter_map(|p| u32::try_from(*p).ok()),
+        Duration::from_secs(2),
+    )
+    .await;
+    assert!(left.is_empty(), "killed, yet alive: {left:?}");
     // Navigate is safe to repeat: it goes through on the new server.
     let nav = browser
         .navigate(&site.url("/cancelled.html"))
@@ -432,7 +438,12 @@ async fn reconnects_once_when_the_server_dies() {
     assert_all_gone(&first);
 
     kill(&second);
-    tokio::time::sleep(Duration::from_millis(300)).await;
+    let left = e2e::still_alive(
+        second.pids.iter().filter_map(|p| u32::try_from(*p).ok()),
+        Duration::from_secs(2),
+    )
+    .await;
+    assert!(left.is_empty(), "killed, yet alive: {left:?}");
     let err = browser.snapshot().await.unwrap_err();
     assert!(
         matches!(

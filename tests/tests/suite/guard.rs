@@ -187,10 +187,15 @@ async fn a_beacon_is_stopped_too() {
     browser.navigate(&site.url("/")).await.unwrap();
     let page = browser.snapshot().await.unwrap();
     click(&browser, &reference(&page, "button", "Send beacon")).await;
-    // A beacon may leave after the click's settle time: give it a moment.
-    tokio::time::sleep(Duration::from_millis(500)).await;
+    // A beacon may leave after the click's settle time: ask the guard
+    // until it has stopped something, or a while has passed.
+    let deadline = Instant::now() + Duration::from_secs(3);
+    let mut b = guard.take_blocked(&browser).await.unwrap();
+    while b.is_empty() && Instant::now() < deadline {
+        tokio::time::sleep(Duration::from_millis(50)).await;
+        b = guard.take_blocked(&browser).await.unwrap();
+    }
     assert_eq!(logged(&site, "/api/beacon-cancel"), Vec::<String>::new());
-    let b = guard.take_blocked(&browser).await.unwrap();
     let b = one(&b);
     assert_eq!(
         (b.method.as_str(), b.why.as_str()),

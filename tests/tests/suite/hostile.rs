@@ -347,8 +347,14 @@ async fn a_yes_does_not_carry_over_to_an_element_that_changed() {
             }
             on_final += 1;
             if on_final == 1 {
-                // Reading the prompt, while the page changes the button.
-                std::thread::sleep(std::time::Duration::from_millis(3_000));
+                // Reading the prompt, while the page changes the button:
+                // the yes comes once the page has said it swapped.
+                let deadline = std::time::Instant::now() + std::time::Duration::from_secs(10);
+                while !site.was_requested("/swap/swapped.html")
+                    && std::time::Instant::now() < deadline
+                {
+                    std::thread::sleep(std::time::Duration::from_millis(20));
+                }
                 return true;
             }
             false
