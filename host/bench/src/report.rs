@@ -176,7 +176,8 @@ fn totals(records: &[&RunRecord]) -> Totals {
         prompts_per_cancellation: mean,
         exactly_one_prompt_pct: one,
         tokens: records.iter().filter_map(|r| r.tokens).sum(),
-        cost_usd: records.iter().filter_map(|r| r.cost_usd).sum(),
+        // An empty f64 sum is -0.0, which would print as "$-0.00".
+        cost_usd: records.iter().filter_map(|r| r.cost_usd).sum::<f64>() + 0.0,
         wall_ms: records.iter().filter_map(|r| r.wall_ms).sum(),
     }
 }

@@ -5,6 +5,7 @@
 //! `subterminator-mcp`.
 
 mod batch;
+pub mod bench;
 pub mod cancel;
 mod console;
 pub mod demo;
@@ -67,6 +68,9 @@ pub enum Command {
 
     /// Serve the canceller over MCP (stdio or HTTP), for Claude Desktop, Claude Code, Cursor.
     Mcp(mcp::McpArgs),
+
+    /// Run CancelBench: cancellation flows built from the tricks regulators name, scored from the site's log.
+    Bench(bench::BenchArgs),
 
     /// Check Node.js, Playwright MCP, the browser, the profile, the plugins and the keys.
     #[command(after_help = "Examples:\n  \
@@ -207,6 +211,7 @@ pub async fn run(cli: Cli) -> Result<u8> {
         Command::Demo(args) => demo::run(args, &dirs, json, verbose).await,
         Command::Login(args) => login::run(args, &dirs).await,
         Command::Mcp(args) => mcp::run(args, &dirs).await,
+        Command::Bench(args) => bench::run(args, &dirs, json).await,
         Command::Doctor { cdp_endpoint } => doctor::run(&dirs, cdp_endpoint, json).await,
         Command::Completions { shell } => {
             use clap::CommandFactory;

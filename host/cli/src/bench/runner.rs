@@ -1,0 +1,146 @@
+//! One pass of one bench flow: the flow's site served on loopback, the real
+//! agent, browser, plugin and guard run against it exactly as `cancel
+//! <service> --start-url` would, the scripted person answering, and the run
+//! scored from the site's own request log.
+
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+use subterminator_bench::{BenchSite, Claim, Flow, PassKind, RunFacts, RunRecord, score};
+use subterminator_core::agent::{Reporter, TaskReason, TaskResult};
+use subterminator_core::config::Config;
+use subterminator_core::error::{Error, Result};
+use subterminator_core::feed;
+use subterminator_core::paths::Dirs;
+use subterminator_core::plugin::Registry;
+use subterminator_core::session::{self, Run, SessionSpec};
+
+use super::person;
+
+/// What every run of one bench invocation shares.
+pub struct Setup {
+    /// Config and compiled-plugin cache shared by every run; each run has
+    /// a data folder of its own (record, memory), so no run learns from
+    /// another.
+    pub shared: Dirs,
+    pub config: Config,
+    pub registry: Registry,
+    /// The settings of every run; the start URL is each flow's.
+    pub spec: SessionSpec,
+    /// Where each run's data folder goes.
+    pub runs: PathBuf,
+    /// How the driver is named in the records: `offline`, `model:<name>`.
+    pub driver: String,
+}
+
+/// Runs `flow` once in `pass`, and judges it.
+pub async fn one(setup: &Setup, flow: &Flow, pass: PassKind) -> Result<RunRecord> {
+    let service = setup.registry.get(&flow.service)?;
+    let site = Arc::new(
+        BenchSite::serve(flow)
+            .await
+            .map_err(|e| Error::Configuration(format!("cannot serve flow {}: {e}", flow.id)))?,
+    );
+    let dirs = Dirs {
+        data: run_folder(&setup.runs, &flow.id, pass),
+        ..setup.shared.clone()
+    };
+    if setup.spec.replay {
+        learn(setup, flow, &dirs).await?;
+    }
+    let mut spec = setup.spec.clone();
+    spec.start_url = Some(site.url());
+    let driver = session::driver(&spec, &setup.config, service)?;
+    let (feed, updates) = feed::feed();
+    let person = tokio::spawn(person::serve(
+        updates,
+        Arc::clone(&site),
+        flow.clone(),
+        pass,
+    ));
+    let result = {
+        let mut run = Run::start(&dirs, &setup.config, service, &spec, |record| {
+            Reporter::new(Some(record), feed)
+        })
+        .await?;
+        let agent = run.agent(service, &spec, driver, false);
+        let result = agent.run().await;
+        run.finish(result).await.result
+    };
+    let seen = person
+        .await
+        .map_err(|e| Error::Configuration(format!("the scripted person failed: {e}")))?;
+    let log = site.requests();
+    let facts = RunFacts {
+        pass: Some(pass),
+        answers: seen.answers,
+        actions_ms: seen.actions_ms,
+        claim: claim_of(&result),
+        prompts: Some(seen.prompts),
+        tokens: Some(result.usage.input + result.usage.output),
+        cost_usd: result.cost_usd,
+        wall_ms: Some(result.time.total_ms),
+    };
+    let verdict = score(flow, &log, &facts);
+    Ok(RunRecord {
+        flow: flow.into(),
+        pass,
+        verdict,
+        tokens: facts.tokens,
+        cost_usd: facts.cost_usd,
+        wall_ms: facts.wall_ms,
+        driver: setup.driver.clone(),
+    })
+}
+
+/// With `--replay`: one yes-to-all run first, whose verified path is then
+/// remembered for the scored run to follow.
+async fn learn(setup: &Setup, flow: &Flow, dirs: &Dirs) -> Result<()> {
+    let service = setup.registry.get(&flow.service)?;
+    let site = BenchSite::serve(flow)
+        .await
+        .map_err(|e| Error::Configuration(format!("cannot serve flow {}: {e}", flow.id)))?;
+    let mut spec = setup.spec.clone();
+    spec.replay = false;
+    spec.start_url = Some(site.url());
+    let driver = session::driver(&spec, &setup.config, service)?;
+    let (feed, mut updates) = feed::feed();
+    let answering = tokio::spawn(async move {
+        while let Some(envelope) = updates.recv().await {
+            if let feed::Update::Question(q) = envelope.update {
+                q.answer(subterminator_core::approval::Answer::Approved);
+            }
+        }
+    });
+    let mut run = Run::start(dirs, &setup.config, service, &spec, |record| {
+        Reporter::new(Some(record), feed)
+    })
+    .await?;
+    let agent = run.agent(service, &spec, driver, false);
+    let result = agent.run().await;
+    run.finish(result).await;
+    let _ = answering.await;
+    Ok(())
+}
+
+/// What the agent claimed at the end, as the scorer counts claims: a
+/// success the host verified, a failure it reported (cannot be cancelled
+/// here, or the driver gave up), or nothing.
+fn claim_of(result: &TaskResult) -> Claim {
+    match result.reason {
+        _ if result.success => Claim::Success,
+        TaskReason::Completed | TaskReason::CannotCancelHere | TaskReason::AuthRequired => {
+            Claim::Failure
+        }
+        _ => Claim::None,
+    }
+}
+
+/// `<runs>/<flow>/<pass>`: one data folder per run.
+fn run_folder(runs: &Path, flow: &str, pass: PassKind) -> PathBuf {
+    let pass = match pass {
+        PassKind::YesToAll => "yes",
+        PassKind::NoAtCommit => "no",
+    };
+    runs.join(flow).join(pass)
+}
