@@ -311,6 +311,7 @@ impl Terminal {
             | Event::CheckpointPassed { .. }
             | Event::DialogAnswered { .. }
             | Event::GuardBlocked { .. }
+            | Event::GuardHeld { .. }
             | Event::ApprovalAsked { .. }
             | Event::Verification { .. } => {}
         }

@@ -29,6 +29,10 @@ pub struct ApprovalRequest {
     /// the host.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub said: Option<Said>,
+    /// The question is about a navigation the guard holds: the browser can
+    /// take no screenshot until it is answered.
+    #[serde(skip)]
+    pub held_navigation: bool,
 }
 
 /// Someone else's words on a prompt, with whose they are.
@@ -145,6 +149,7 @@ mod tests {
             details: Some("key \"Enter\"".into()),
             url: "https://www.example.com/\u{1b}[31mx".into(),
             screenshot: None,
+            held_navigation: false,
         };
         let text = request.render();
         assert!(!text.contains('\u{1b}'), "{text:?}");

@@ -44,6 +44,7 @@ pub mod package;
 pub mod process;
 pub mod procfs;
 pub mod result;
+pub mod sight;
 pub mod tools;
 pub mod tree;
 

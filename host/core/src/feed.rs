@@ -29,7 +29,7 @@ pub enum Update {
     /// hand-off, a stop.
     Notice(String),
     /// A question; the run waits for its answer.
-    Question(Question),
+    Question(Box<Question>),
 }
 
 /// An [`Update`] and the run it comes from, when several runs share one
@@ -129,7 +129,7 @@ impl Feed {
         let (reply, answered) = oneshot::channel();
         let sent = tx.send(Envelope {
             from: self.from.clone(),
-            update: Update::Question(Question { ask, reply }),
+            update: Update::Question(Box::new(Question { ask, reply })),
         });
         if sent.is_err() {
             return Answer::Unavailable("nobody is left to answer approvals".into());

@@ -20,7 +20,7 @@ use crate::browser::tools as mcp;
 use crate::page::{Element, ElementFacts, Snapshot, origin_of};
 pub use commit_page::CommitPage;
 pub use plan::{PlanKnowledge, PlanMark};
-pub use verification::{Verification, judge_success};
+pub use verification::{Evidence, Verification, judge_success};
 
 /// Why an action was refused, as the model is told it (seed 002's codes).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize)]
@@ -292,20 +292,26 @@ fn plan_exempt(facts: &Facts<'_>) -> bool {
         .is_some_and(|t| plan::mark(facts.plan, t, facts.dom) == PlanMark::NotIrreversible)
 }
 
-/// What the network guard stops while this action runs unapproved: form
-/// posts unless the plan names the target, and, on a commit page, any
-/// navigation to the service too. (Commit patterns are always stopped.)
-pub fn unapproved_guard(facts: &Facts<'_>) -> GuardMode {
+/// The guard this action runs under if it runs unapproved. The plan never
+/// relaxes it: every state-changing request is held for the person, but
+/// for the harmless ones the plugin declares for this action's plan step
+/// (never on a page that commits); on a page that commits, top-level
+/// navigations to the service are held too. The host's own press on an
+/// overlay holds every navigation as well.
+fn unapproved_guard(facts: &Facts<'_>) -> GuardMode {
     if facts.dismissal {
         return GuardMode::Guarded {
-            block_posts: true,
-            block_navigations: true,
+            hold_navigations: true,
+            step: None,
         };
     }
-    let exempt = plan_exempt(facts);
+    let commit_page = facts.commit_page.is_some();
     GuardMode::Guarded {
-        block_posts: !exempt,
-        block_navigations: facts.commit_page.is_some() && !exempt,
+        hold_navigations: facts.commit_page.is_some_and(|p| p.final_step),
+        step: match (commit_page, facts.target) {
+            (false, Some(target)) => plan::step_of(facts.plan, target, facts.dom),
+            _ => None,
+        },
     }
 }
 

@@ -219,6 +219,9 @@ pub fn remediation(reason: TaskReason, service: &str) -> String {
         TaskReason::VerificationFailed => {
             "The page never proved the cancellation: ask the person to check the service's account page, and look at the run record."
         }
+        TaskReason::UnverifiedChange => {
+            "The page says it is cancelled, but nothing this run sent with the person's yes can have done it: ask them to check the service's account page themselves."
+        }
         TaskReason::LlmError => {
             "The model could not be reached: check its API key in the server's environment, or start the server with --model offline."
         }

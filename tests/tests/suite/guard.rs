@@ -6,7 +6,9 @@ use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
 use serde_json::json;
-use subterminator_core::browser::guard::{BlockedRequest, GuardMode, GuardRules, NetworkGuard};
+use subterminator_core::browser::guard::{
+    GuardMode, GuardRules, Harmless, HeldRequest, INITIAL_MODE, NetworkGuard, Taken,
+};
 use subterminator_core::browser::{Browser, BrowserOptions};
 use subterminator_core::page::Snapshot;
 use subterminator_tests::site::{Site, site_dir};
@@ -16,10 +18,7 @@ const CHROMIUM: &str = "/usr/bin/chromium";
 /// One browser at a time: the machine has two cores, and timings matter.
 static ONE_AT_A_TIME: tokio::sync::Mutex<()> = tokio::sync::Mutex::const_new(());
 
-const GUARDED: GuardMode = GuardMode::Guarded {
-    block_posts: true,
-    block_navigations: false,
-};
+const GUARDED: GuardMode = INITIAL_MODE;
 
 async fn start(run: &Path) -> Browser {
     let opts = BrowserOptions {
@@ -34,6 +33,13 @@ fn rules(site: &Site) -> GuardRules {
         origins: vec![site.base_url()],
         commit_requests: vec![("POST".into(), "*/api/cancel*".into())],
         commit_urls: vec!["*/commit.html?x".into()],
+        commit_words: subterminator_core::safety::floor::url_commit_words(),
+        harmless: vec![Harmless {
+            step: 0,
+            method: "POST".into(),
+            host: site.addr().to_string(),
+            path: "/api/settings".into(),
+        }],
     }
 }
 
@@ -54,6 +60,21 @@ async fn click(browser: &Browser, target: &str) -> Snapshot {
     browser.snapshot().await.unwrap()
 }
 
+/// Clicks by ref where the guard holds the navigation: Playwright gives up
+/// waiting for it (no failure of the test), and no snapshot can be taken
+/// until the held request is decided.
+async fn click_held(browser: &Browser, target: &str) {
+    if let Err(e) = browser
+        .call("browser_click", json!({ "target": target }))
+        .await
+    {
+        assert!(
+            e.to_string().contains("waiting for scheduled navigations"),
+            "{e}"
+        );
+    }
+}
+
 /// The site's log of requests for `path` (query ignored), as `METHOD target`.
 fn logged(site: &Site, path: &str) -> Vec<String> {
     site.requests()
@@ -63,15 +84,31 @@ fn logged(site: &Site, path: &str) -> Vec<String> {
         .collect()
 }
 
-fn one(blocked: &[BlockedRequest]) -> &BlockedRequest {
-    assert_eq!(blocked.len(), 1, "{blocked:#?}");
-    &blocked[0]
+fn one_held(taken: &Taken) -> &HeldRequest {
+    assert_eq!(taken.held.len(), 1, "{taken:#?}");
+    assert!(taken.stopped.is_empty(), "{taken:#?}");
+    &taken.held[0]
 }
 
-/// Each way the page offers to commit, clicked while guarded: none reaches
-/// the server, each is reported, and the page (with its refs) stays.
+/// What the guard saw, once it saw something (a beacon or a fetch may
+/// leave after the click's settle time), or after a while.
+async fn taken(guard: &NetworkGuard, browser: &Browser) -> Taken {
+    let deadline = Instant::now() + Duration::from_secs(3);
+    loop {
+        let taken = guard.take(browser).await.unwrap();
+        let empty = taken.held.is_empty() && taken.stopped.is_empty() && taken.released.is_empty();
+        if !empty || Instant::now() >= deadline {
+            return taken;
+        }
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+}
+
+/// Each way the page offers to commit, clicked while guarded: each is held
+/// in the browser (nothing reaches the server) and reported with why; a no
+/// aborts it, and the page (with its refs) stays.
 #[tokio::test]
-async fn guarded_stops_every_way_to_commit_and_says_which() {
+async fn guarded_holds_every_way_to_commit_and_says_which() {
     let _one = ONE_AT_A_TIME.lock().await;
     let site = Site::serve(&site_dir("guard")).await.unwrap();
     let run = tempfile::tempdir().unwrap();
@@ -81,80 +118,105 @@ async fn guarded_stops_every_way_to_commit_and_says_which() {
         .unwrap();
     browser.navigate(&site.url("/")).await.unwrap();
     let page = browser.snapshot().await.unwrap();
-    assert!(guard.take_blocked(&browser).await.unwrap().is_empty());
+    assert_eq!(guard.take(&browser).await.unwrap(), Taken::default());
 
-    // The form post: stopped as a form submission, the page stays.
-    let after = click(&browser, &reference(&page, "button", "Finish Cancellation")).await;
+    // The form post: held as a form submission to the service.
+    click_held(&browser, &reference(&page, "button", "Finish Cancellation")).await;
     assert_eq!(logged(&site, "/commit.html"), Vec::<String>::new());
-    assert_eq!(after.url, site.url("/"), "the page stays");
-    let b = guard.take_blocked(&browser).await.unwrap();
-    let b = one(&b);
+    let t = taken(&guard, &browser).await;
+    let h = one_held(&t);
     assert_eq!(
         (
-            b.method.as_str(),
-            b.url.as_str(),
-            b.why.as_str(),
-            b.navigation
+            h.method.as_str(),
+            h.url.as_str(),
+            h.why.as_str(),
+            h.navigation,
+            h.body.as_str()
         ),
         (
             "POST",
             site.url("/commit.html").as_str(),
-            "a form submission",
-            true
+            "a form submission to the service",
+            true,
+            "confirm=yes"
         )
     );
-
-    // A GET link to the commit URL, with a ref from the snapshot taken before
-    // the aborted post: refs survive it.
-    let after = click(&browser, &reference(&page, "link", "Commit link")).await;
+    assert!(guard.decide(&browser, h.id, false).await.unwrap());
     assert_eq!(logged(&site, "/commit.html"), Vec::<String>::new());
-    assert_eq!(after.url, site.url("/"));
-    let b = guard.take_blocked(&browser).await.unwrap();
-    let b = one(&b);
-    assert_eq!(b.method, "GET");
-    assert_eq!(b.url, site.url("/commit.html?x"));
     assert_eq!(
-        b.why,
-        "a request to the plugin's commit URL */commit.html?x"
+        browser.snapshot().await.unwrap().url,
+        site.url("/"),
+        "the page stays"
     );
-    assert!(b.navigation);
 
-    // fetch POSTs: the commit pattern, its percent-encoded spelling, and an
-    // ordinary POST to the service.
-    for (button, path, why) in [
+    // A GET link to the commit URL: the plugin's pattern holds it.
+    click_held(&browser, &reference(&page, "link", "Commit link")).await;
+    let t = taken(&guard, &browser).await;
+    let h = one_held(&t);
+    assert_eq!(
+        (h.method.as_str(), h.url.as_str(), h.why.as_str()),
+        (
+            "GET",
+            site.url("/commit.html?x").as_str(),
+            "a request to the plugin's commit URL */commit.html?x"
+        )
+    );
+    guard.decide(&browser, h.id, false).await.unwrap();
+    assert_eq!(logged(&site, "/commit.html"), Vec::<String>::new());
+
+    // fetch POSTs: the commit pattern, its percent-encoded spelling, an
+    // ordinary POST to the service (harmless only for its plan step, which
+    // does not run), and a billing provider's cancellation on another site.
+    for (button, url, why) in [
         (
             "Cancel by API",
-            "/api/cancel",
+            site.url("/api/cancel"),
             "a request matching the plugin's commit pattern POST */api/cancel*",
         ),
         (
             "Cancel by encoded API",
-            "/api/%63ancel",
+            site.url("/api/%63ancel"),
             "a request matching the plugin's commit pattern POST */api/cancel*",
         ),
         (
             "Save settings",
-            "/api/settings",
+            site.url("/api/settings"),
             "a POST request to the service",
         ),
+        (
+            "Cancel at billing",
+            format!("http://localhost:{}/billing/cancel", site.addr().port()),
+            "a POST request to another site that reads as a commit",
+        ),
     ] {
-        let after = click(&browser, &reference(&page, "button", button)).await;
-        assert_eq!(logged(&site, path), Vec::<String>::new(), "{button}");
-        assert!(
-            after.content.contains("Status: failed"),
-            "the page's fetch fails: {}",
-            after.content
-        );
-        let b = guard.take_blocked(&browser).await.unwrap();
-        let b = one(&b);
+        click(&browser, &reference(&page, "button", button)).await;
+        let t = taken(&guard, &browser).await;
+        let h = one_held(&t);
         assert_eq!(
-            (b.method.as_str(), b.why.as_str()),
+            (h.method.as_str(), h.why.as_str()),
             ("POST", why),
             "{button}"
         );
-        assert_eq!(b.url, site.url(path));
-        assert!(!b.navigation);
+        assert_eq!(h.url, url, "{button}");
+        assert!(!h.navigation);
+        guard.decide(&browser, h.id, false).await.unwrap();
     }
+    for path in [
+        "/api/cancel",
+        "/api/%63ancel",
+        "/api/settings",
+        "/billing/cancel",
+    ] {
+        assert_eq!(logged(&site, path), Vec::<String>::new(), "{path}");
+    }
+
+    // An analytics post to another site, no commit in it: stopped, not held.
+    click(&browser, &reference(&page, "button", "Send analytics")).await;
+    let t = taken(&guard, &browser).await;
+    assert!(t.held.is_empty(), "{t:#?}");
+    assert_eq!(t.stopped.len(), 1, "{t:#?}");
+    assert_eq!(t.stopped[0].why, "a POST request to another site");
+    assert_eq!(logged(&site, "/collect"), Vec::<String>::new());
 
     // A cross-origin frame posting to the service.
     let frame_button = reference(&page, "button", "Confirm in frame");
@@ -163,20 +225,46 @@ async fn guarded_stops_every_way_to_commit_and_says_which() {
         "a frame's ref: {frame_button}"
     );
     click(&browser, &frame_button).await;
+    let t = taken(&guard, &browser).await;
+    let h = one_held(&t);
+    assert_eq!(h.url, site.url("/commit.html?from=frame"));
+    assert_eq!(h.why, "a form submission to the service");
+    assert!(!h.navigation, "the frame's, not the page's");
+    guard.decide(&browser, h.id, false).await.unwrap();
     assert_eq!(logged(&site, "/commit.html"), Vec::<String>::new());
-    let b = guard.take_blocked(&browser).await.unwrap();
-    let b = one(&b);
-    assert_eq!(b.url, site.url("/commit.html?from=frame"));
-    assert_eq!(b.why, "a form submission");
-    assert!(!b.navigation, "the frame's, not the page's");
 
-    // Nothing is reported twice.
-    assert!(guard.take_blocked(&browser).await.unwrap().is_empty());
+    // Nothing is reported twice, and a decided request cannot be decided again.
+    assert_eq!(guard.take(&browser).await.unwrap(), Taken::default());
+    assert!(!guard.decide(&browser, h.id, true).await.unwrap());
+    browser.shutdown().await.unwrap();
+}
+
+/// A yes at the effect: the held request goes on to the server, once, and
+/// the page it loads is there when the host looks again.
+#[tokio::test]
+async fn a_held_request_goes_on_with_a_yes() {
+    let _one = ONE_AT_A_TIME.lock().await;
+    let site = Site::serve(&site_dir("guard")).await.unwrap();
+    let run = tempfile::tempdir().unwrap();
+    let browser = start(run.path()).await;
+    let guard = NetworkGuard::install(&browser, &rules(&site))
+        .await
+        .unwrap();
+    browser.navigate(&site.url("/")).await.unwrap();
+    let page = browser.snapshot().await.unwrap();
+    click_held(&browser, &reference(&page, "button", "Finish Cancellation")).await;
+    assert_eq!(logged(&site, "/commit.html"), Vec::<String>::new());
+    let t = taken(&guard, &browser).await;
+    let h = one_held(&t).clone();
+    assert!(guard.decide(&browser, h.id, true).await.unwrap());
+    assert_eq!(logged(&site, "/commit.html"), ["POST /commit.html"]);
+    let after = browser.snapshot().await.unwrap();
+    assert_eq!(after.title, "Guard - Committed");
     browser.shutdown().await.unwrap();
 }
 
 #[tokio::test]
-async fn a_beacon_is_stopped_too() {
+async fn a_beacon_is_held_too() {
     let _one = ONE_AT_A_TIME.lock().await;
     let site = Site::serve(&site_dir("guard")).await.unwrap();
     let run = tempfile::tempdir().unwrap();
@@ -187,27 +275,22 @@ async fn a_beacon_is_stopped_too() {
     browser.navigate(&site.url("/")).await.unwrap();
     let page = browser.snapshot().await.unwrap();
     click(&browser, &reference(&page, "button", "Send beacon")).await;
-    // A beacon may leave after the click's settle time: ask the guard
-    // until it has stopped something, or a while has passed.
-    let deadline = Instant::now() + Duration::from_secs(3);
-    let mut b = guard.take_blocked(&browser).await.unwrap();
-    while b.is_empty() && Instant::now() < deadline {
-        tokio::time::sleep(Duration::from_millis(50)).await;
-        b = guard.take_blocked(&browser).await.unwrap();
-    }
-    assert_eq!(logged(&site, "/api/beacon-cancel"), Vec::<String>::new());
-    let b = one(&b);
+    let t = taken(&guard, &browser).await;
+    let h = one_held(&t);
     assert_eq!(
-        (b.method.as_str(), b.why.as_str()),
+        (h.method.as_str(), h.why.as_str()),
         ("POST", "a POST request to the service")
     );
+    guard.decide(&browser, h.id, false).await.unwrap();
+    assert_eq!(logged(&site, "/api/beacon-cancel"), Vec::<String>::new());
     browser.shutdown().await.unwrap();
 }
 
-/// An ordinary link is followed in the default guarded mode; with
-/// `block_navigations` it is stopped; a commit URL is stopped even so.
+/// An ordinary link is followed in the default guarded mode; on a page that
+/// commits (`hold_navigations`) it is held; a commit URL is held even so.
+/// A harmless request the plan declares passes only while its step runs.
 #[tokio::test]
-async fn links_pass_unless_navigations_are_blocked() {
+async fn links_pass_unless_the_page_commits_and_harmless_requests_need_their_step() {
     let _one = ONE_AT_A_TIME.lock().await;
     let site = Site::serve(&site_dir("guard")).await.unwrap();
     let run = tempfile::tempdir().unwrap();
@@ -221,75 +304,57 @@ async fn links_pass_unless_navigations_are_blocked() {
     let after = click(&browser, &reference(&page, "link", "Other page")).await;
     assert_eq!(after.url, site.url("/other.html"));
     assert_eq!(logged(&site, "/other.html"), ["GET /other.html"]);
-    assert!(guard.take_blocked(&browser).await.unwrap().is_empty());
+    assert_eq!(guard.take(&browser).await.unwrap(), Taken::default());
 
-    guard
-        .set_mode(
-            &browser,
-            GuardMode::Guarded {
-                block_posts: true,
-                block_navigations: true,
-            },
-        )
-        .await
-        .unwrap();
+    let commits = GuardMode::Guarded {
+        hold_navigations: true,
+        step: None,
+    };
+    guard.set_mode(&browser, commits).await.unwrap();
     let back = reference(&after, "link", "Back to account");
-    let stayed = click(&browser, &back).await;
-    assert_eq!(stayed.url, site.url("/other.html"));
+    click_held(&browser, &back).await;
     assert_eq!(logged(&site, "/index.html"), Vec::<String>::new());
-    let b = guard.take_blocked(&browser).await.unwrap();
-    let b = one(&b);
+    let t = taken(&guard, &browser).await;
+    let h = one_held(&t);
     assert_eq!(
-        (b.method.as_str(), b.why.as_str(), b.navigation),
-        ("GET", "a navigation", true)
+        (h.method.as_str(), h.why.as_str(), h.navigation),
+        ("GET", "a navigation away from a page that commits", true)
     );
-    // The host's own navigation is stopped the same way while guarded.
-    assert!(browser.navigate(&site.url("/index.html")).await.is_err());
-    assert_eq!(logged(&site, "/index.html"), Vec::<String>::new());
-    assert_eq!(
-        one(&guard.take_blocked(&browser).await.unwrap()).why,
-        "a navigation"
-    );
+    guard.decide(&browser, h.id, false).await.unwrap();
 
-    // Commit patterns need no post and no navigation rule.
-    guard
-        .set_mode(
-            &browser,
-            GuardMode::Guarded {
-                block_posts: false,
-                block_navigations: false,
-            },
-        )
-        .await
-        .unwrap();
+    // The plan's harmless request: held without its step, passed with it.
+    guard.set_mode(&browser, GUARDED).await.unwrap();
     browser.navigate(&site.url("/")).await.unwrap();
     let page = browser.snapshot().await.unwrap();
-    click(&browser, &reference(&page, "link", "Commit link")).await;
-    click(&browser, &reference(&page, "button", "Cancel by API")).await;
     click(&browser, &reference(&page, "button", "Save settings")).await;
-    assert_eq!(logged(&site, "/commit.html"), Vec::<String>::new());
-    assert_eq!(logged(&site, "/api/cancel"), Vec::<String>::new());
-    assert_eq!(logged(&site, "/api/settings"), ["POST /api/settings"]);
-    let whys: Vec<String> = guard
-        .take_blocked(&browser)
+    let t = taken(&guard, &browser).await;
+    guard
+        .decide(&browser, one_held(&t).id, false)
         .await
-        .unwrap()
-        .into_iter()
-        .map(|b| b.why)
-        .collect();
-    assert_eq!(
-        whys,
-        [
-            "a request to the plugin's commit URL */commit.html?x",
-            "a request matching the plugin's commit pattern POST */api/cancel*"
-        ]
-    );
+        .unwrap();
+    assert_eq!(logged(&site, "/api/settings"), Vec::<String>::new());
+    let survey_step = GuardMode::Guarded {
+        hold_navigations: false,
+        step: Some(0),
+    };
+    guard.set_mode(&browser, survey_step).await.unwrap();
+    click(&browser, &reference(&page, "button", "Save settings")).await;
+    assert_eq!(logged(&site, "/api/settings"), ["POST /api/settings"]);
+    // Its step's declaration lets nothing else through.
+    click(&browser, &reference(&page, "button", "Cancel by API")).await;
+    let t = taken(&guard, &browser).await;
+    guard
+        .decide(&browser, one_held(&t).id, false)
+        .await
+        .unwrap();
+    assert_eq!(logged(&site, "/api/cancel"), Vec::<String>::new());
     browser.shutdown().await.unwrap();
 }
 
-/// Open: every one of them reaches the server, nothing is reported.
+/// Approved: every request of the action reaches the server, and each that
+/// changes state is reported as released; guarded again right after.
 #[tokio::test]
-async fn open_lets_everything_through() {
+async fn approved_releases_and_records_everything() {
     let _one = ONE_AT_A_TIME.lock().await;
     let site = Site::serve(&site_dir("guard")).await.unwrap();
     let run = tempfile::tempdir().unwrap();
@@ -297,7 +362,10 @@ async fn open_lets_everything_through() {
     let guard = NetworkGuard::install(&browser, &rules(&site))
         .await
         .unwrap();
-    guard.set_mode(&browser, GuardMode::Open).await.unwrap();
+    guard
+        .set_mode(&browser, GuardMode::Approved { turn: 7 })
+        .await
+        .unwrap();
     browser.navigate(&site.url("/")).await.unwrap();
     let page = browser.snapshot().await.unwrap();
 
@@ -329,18 +397,28 @@ async fn open_lets_everything_through() {
             "GET /commit.html?x"
         ]
     );
-    assert!(guard.take_blocked(&browser).await.unwrap().is_empty());
+    let t = guard.take(&browser).await.unwrap();
+    assert!(t.held.is_empty() && t.stopped.is_empty(), "{t:#?}");
+    let released: Vec<String> = t
+        .released
+        .iter()
+        .map(|r| format!("{} {}", r.method, r.url))
+        .collect();
+    assert_eq!(released.len(), 5, "{released:#?}");
+    assert!(released.contains(&format!("POST {}", site.url("/commit.html"))));
 
     // And guarded again right after.
     guard.set_mode(&browser, GUARDED).await.unwrap();
     browser.navigate(&site.url("/")).await.unwrap();
     let page = browser.snapshot().await.unwrap();
-    click(&browser, &reference(&page, "button", "Finish Cancellation")).await;
+    click_held(&browser, &reference(&page, "button", "Finish Cancellation")).await;
     assert_eq!(logged(&site, "/commit.html").len(), 3);
-    assert_eq!(
-        one(&guard.take_blocked(&browser).await.unwrap()).why,
-        "a form submission"
-    );
+    let t = taken(&guard, &browser).await;
+    assert_eq!(one_held(&t).why, "a form submission to the service");
+    guard
+        .decide(&browser, one_held(&t).id, false)
+        .await
+        .unwrap();
     browser.shutdown().await.unwrap();
 }
 
@@ -357,16 +435,18 @@ async fn a_lost_guard_is_reinstalled_and_reported() {
         .await
         .unwrap();
     browser.call("browser_close", json!({})).await.unwrap();
-    let err = guard.take_blocked(&browser).await.unwrap_err();
+    let err = guard.take(&browser).await.unwrap_err();
     assert!(err.to_string().contains("not guarded"), "{err}");
     browser.navigate(&site.url("/")).await.unwrap();
     let page = browser.snapshot().await.unwrap();
-    click(&browser, &reference(&page, "button", "Finish Cancellation")).await;
+    click_held(&browser, &reference(&page, "button", "Finish Cancellation")).await;
     assert_eq!(logged(&site, "/commit.html"), Vec::<String>::new());
-    assert_eq!(
-        one(&guard.take_blocked(&browser).await.unwrap()).why,
-        "a form submission"
-    );
+    let t = taken(&guard, &browser).await;
+    assert_eq!(one_held(&t).why, "a form submission to the service");
+    guard
+        .decide(&browser, one_held(&t).id, false)
+        .await
+        .unwrap();
     browser.shutdown().await.unwrap();
 }
 
@@ -423,7 +503,7 @@ async fn guard_costs() {
 
     let (mut set, mut same, mut take) = (Vec::new(), Vec::new(), Vec::new());
     for _ in 0..RUNS {
-        for mode in [GuardMode::Open, GUARDED] {
+        for mode in [GuardMode::Approved { turn: 1 }, GUARDED] {
             let started = Instant::now();
             guard.set_mode(&browser, mode).await.unwrap();
             set.push(started.elapsed());
@@ -432,8 +512,32 @@ async fn guard_costs() {
             same.push(started.elapsed());
         }
         let started = Instant::now();
-        guard.take_blocked(&browser).await.unwrap();
+        guard.take(&browser).await.unwrap();
         take.push(started.elapsed());
+    }
+    // What holding costs an action: the click's own wait for the held
+    // fetch (Playwright MCP waits up to 5 s for an action's requests), and
+    // the decision after the person's answer.
+    browser.navigate(&site.url("/")).await.unwrap();
+    let page = browser.snapshot().await.unwrap();
+    let (mut held_click, mut decide) = (Vec::new(), Vec::new());
+    for _ in 0..3 {
+        let started = Instant::now();
+        browser
+            .call(
+                "browser_click",
+                json!({ "target": reference(&page, "button", "Save settings") }),
+            )
+            .await
+            .unwrap();
+        held_click.push(started.elapsed());
+        let t = taken(&guard, &browser).await;
+        let started = Instant::now();
+        guard
+            .decide(&browser, one_held(&t).id, false)
+            .await
+            .unwrap();
+        decide.push(started.elapsed());
     }
     let started = Instant::now();
     browser.snapshot().await.unwrap();
@@ -447,7 +551,15 @@ async fn guard_costs() {
     );
     println!("  set_mode, a real change: {:.1}", ms(median(set)));
     println!("  set_mode, the same mode: {:.3}", ms(median(same)));
-    println!("  take_blocked: {:.1}", ms(median(take)));
+    println!("  take: {:.1}", ms(median(take)));
+    println!(
+        "  a click whose fetch is held (the click's own wait): {:.1}",
+        ms(median(held_click))
+    );
+    println!(
+        "  decide (abort) after the answer: {:.1}",
+        ms(median(decide))
+    );
     println!("  (one browser_snapshot, for scale: {:.1})", ms(snapshot));
     for (i, page) in pages.iter().enumerate() {
         let (b, r) = (median(bare[i].clone()), median(routed[i].clone()));

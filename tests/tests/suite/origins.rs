@@ -51,8 +51,8 @@ fn clicks_next(request: &subterminator_tests::model_server::RecordedRequest) -> 
 }
 
 /// The retry origin: a click taken by a late banner is tried again by the
-/// host, unasked; that retry's post is stopped by the guard and put to the
-/// person. No: nothing reaches the site. Yes: the post reaches it only
+/// host, unasked; that retry's post is held by the guard and put to the
+/// person at the effect. No: nothing reaches the site. Yes: the post reaches it only
 /// after the yes. (Checked by mutation: running the retry with the guard
 /// open sends the post before any question, and both halves fail.)
 #[tokio::test(flavor = "multi_thread")]
@@ -88,8 +88,8 @@ async fn a_retried_click_that_posts_waits_for_the_yes() {
         let all = events(home.path());
         let of = |kind: &str| all.iter().filter(|e| e["type"] == kind).count();
         assert!(
-            of("guard_blocked") >= 1,
-            "the retry's post was not stopped: {said}\n{all:#?}"
+            of("guard_held") >= 1,
+            "the retry's post was not held: {said}\n{all:#?}"
         );
         assert_eq!(session.prompts.len(), 1, "{said}");
         assert_eq!(

@@ -10,15 +10,25 @@ pub(super) struct Approval {
     turn: u32,
     /// What it was given to, as the question named it.
     to: String,
+    /// It was given to the final step (a strong sign, the plan's
+    /// irreversible step, a commit pattern): for a flow that commits by
+    /// navigation, that it ran is the evidence.
+    final_step: bool,
 }
 
 impl Approval {
     /// Only the ask stage calls this, with the person's yes in hand.
-    pub(super) fn new(turn: u32, to: &str) -> Self {
+    pub(super) fn new(turn: u32, to: &str, final_step: bool) -> Self {
         Approval {
             turn,
             to: to.to_owned(),
+            final_step,
         }
+    }
+
+    /// Whether it was given to the final step.
+    pub(super) fn final_step(&self) -> bool {
+        self.final_step
     }
 }
 

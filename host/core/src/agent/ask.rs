@@ -22,16 +22,22 @@ pub(super) enum Asked {
 }
 
 /// Puts `request` to the person about `what` (`browser_click button "…"`),
-/// with a screenshot, and waits for the answer.
+/// with a screenshot, and waits for the answer; `final_step` says the
+/// action is the flow's final step (for the evidence a yes to it leaves).
 pub(super) async fn ask(
     cx: &mut Ctx<'_>,
     state: &State,
     mut request: ApprovalRequest,
     what: &str,
+    final_step: bool,
 ) -> Asked {
-    request.screenshot = screenshot(cx).await;
+    // While a navigation is held, the browser takes no picture (it waits
+    // for the page that does not come): the question shows the request.
+    if !request.held_navigation {
+        request.screenshot = screenshot(cx).await;
+    }
     match answer(cx, state, request).await {
-        Answer::Approved => Asked::Yes(Approval::new(state.turn, what)),
+        Answer::Approved => Asked::Yes(Approval::new(state.turn, what, final_step)),
         Answer::Rejected => Asked::Ended(rejected(
             state.turn,
             &format!("the human did not approve {}", what.trim()),

@@ -5,16 +5,18 @@
 
 use serde_json::Value;
 
+use super::approval::Approval;
 use super::ctx::Ctx;
 use super::look::{self, Watch};
-use super::state::State;
+use super::state::{State, timed};
 use super::turn::{Turn, end};
 use super::virtual_tools::{self, COMPLETE_TASK};
 use super::{Event, TaskReason, TaskResult};
+use crate::browser::sight::{self, Sight};
 use crate::error::Error;
 use crate::page::Snapshot;
 use crate::plugin::{self, Verdict};
-use crate::safety::{self, Verification};
+use crate::safety::{self, Evidence, Verification};
 
 /// Success claims refused in a row before the run ends as not verified,
 /// instead of spending its remaining turns.
@@ -36,13 +38,86 @@ pub(super) fn could_not_verify(error: String) -> Verdict {
     Verdict::Failure(format!("the plugin could not verify: {error}"))
 }
 
+/// Whether the page in `state` claims anything about the cancellation at
+/// all, read cheaply from its tree: only then is what a person can see of
+/// it read from the DOM.
+pub(super) fn claims_something(state: &State) -> bool {
+    let tree_text = safety::success::visible_text(&state.snapshot.content);
+    safety::success::success_claim(&tree_text) != safety::success::Claim::Absent
+}
+
 /// The host's verification of the page in `state`, with the plugin's
-/// verdict already in hand: the visible words, the run's approvals, and
-/// whether the page still offers a step that needs a yes.
-pub(super) fn judge(cx: &Ctx<'_>, verdict: Verdict, state: &State) -> Verification {
+/// verdict in hand: what a person can see of the page (read from the DOM),
+/// the run's evidence, and whether the page still offers a step that needs
+/// a yes.
+pub(super) async fn judge(cx: &mut Ctx<'_>, verdict: Verdict, state: &State) -> Verification {
     let still = safety::commit_page::final_step_offered(&state.snapshot, cx.plan_knowledge());
-    let visible = safety::success::visible_text(&state.snapshot.content);
-    safety::judge_success(&verdict, &visible, state.approved_commit(), still.as_ref())
+    let seen = timed(&mut cx.clocks.browser, sight::visible(cx.browser)).await;
+    let sight = match seen {
+        Ok(sight) => sight,
+        Err(e) => {
+            return Verification::NotVerified(format!(
+                "what the page shows could not be read ({e})"
+            ));
+        }
+    };
+    let evidence = Evidence {
+        released: state.released.len(),
+        final_step_approved: state.approved.iter().any(Approval::final_step),
+    };
+    safety::judge_success(
+        &verdict,
+        &sight.text,
+        evidence,
+        plugin_cannot_read(&sight),
+        still.as_ref(),
+    )
+}
+
+/// Whether the page is in a language the bundled plugins do not read: it
+/// declares one that is not English, or declares none and shows mostly
+/// letters outside Latin script. Then a plugin's "unknown" leaves the
+/// decision to the host's own reader.
+fn plugin_cannot_read(sight: &Sight) -> bool {
+    if !sight.lang.is_empty() {
+        return !sight.lang.starts_with("en");
+    }
+    let letters = sight.text.chars().filter(|c| c.is_alphabetic());
+    let (latin, other) = letters.fold((0usize, 0usize), |(l, o), c| {
+        if c.is_ascii_alphabetic() || ('\u{c0}'..='\u{24f}').contains(&c) {
+            (l + 1, o)
+        } else {
+            (l, o + 1)
+        }
+    });
+    other > latin
+}
+
+/// Ends the run where the page says it is cancelled but nothing this run
+/// let through with a yes can have done it: a change to check by hand, and
+/// never a success.
+pub(super) async fn unverified_change(
+    cx: &mut Ctx<'_>,
+    verdict: &Result<Verdict, String>,
+    state: &State,
+) -> Option<TaskResult> {
+    if state.dialog.is_some() || !claims_something(state) {
+        return None;
+    }
+    let verdict = match verdict {
+        Ok(verdict) => verdict.clone(),
+        Err(_) => return None,
+    };
+    match judge(cx, verdict, state).await {
+        Verification::UnverifiedChange(why) => Some(
+            TaskResult::new(false, false, TaskReason::UnverifiedChange, state.turn).with_error(
+                format!(
+                    "{why}. Nothing this run sent can have cancelled it: check your account yourself; no receipt was written"
+                ),
+            ),
+        ),
+        _ => None,
+    }
 }
 
 /// Ends the run when, before anything was committed, the plugin says the
@@ -109,17 +184,20 @@ pub(super) async fn complete(
             let verdict = plugin_verdict(cx, &state.snapshot)
                 .await
                 .unwrap_or_else(could_not_verify);
-            judge(cx, verdict, state)
+            judge(cx, verdict, state).await
         }
     };
     let detail = match &verification {
         Verification::Verified => String::new(),
         Verification::AlreadyCancelled => "it was already cancelled before this run".into(),
-        Verification::NotVerified(why) => why.clone(),
+        Verification::UnverifiedChange(why) | Verification::NotVerified(why) => why.clone(),
     };
     cx.reporter.emit(Event::Verification {
         turn: state.turn,
-        verified: verification != Verification::NotVerified(detail.clone()),
+        verified: matches!(
+            verification,
+            Verification::Verified | Verification::AlreadyCancelled
+        ),
         detail: detail.clone(),
     });
     match verification {
@@ -141,6 +219,17 @@ pub(super) async fn complete(
             .with_error(
                 "nothing was cancelled by this run: the page shows it was already cancelled",
             )));
+        }
+        Verification::UnverifiedChange(why) => {
+            return Ok(end(TaskResult::new(
+                false,
+                false,
+                TaskReason::UnverifiedChange,
+                state.turn,
+            )
+            .with_error(format!(
+                "{why}. Nothing this run sent can have cancelled it: check your account yourself; no receipt was written"
+            ))));
         }
         Verification::NotVerified(_) => {}
     }

@@ -10,7 +10,8 @@ use super::facts::Gathered;
 use super::resolve::Resolved;
 use super::state::State;
 use crate::browser::tools as mcp;
-use crate::safety::{self, Decision, DialogFacts, Facts, Policy};
+use crate::safety::plan::{self, PlanMark};
+use crate::safety::{self, Decision, DialogFacts, Facts, Policy, floor};
 
 /// The decision on `action`, resolved as `resolved`, from what was gathered.
 pub(super) fn decide(
@@ -55,4 +56,41 @@ pub(super) fn decide(
         checkpoints: cx.options.checkpoints,
     };
     safety::assess(&facts, policy)
+}
+
+/// Whether `resolved` is the flow's final step by the host's own reading:
+/// the plan's irreversible step, words that say it commits, or a link or
+/// form to an address the plugin lists as committing. A yes to it that
+/// ran is evidence for a flow that commits by navigation.
+pub(super) fn final_step(
+    cx: &Ctx<'_>,
+    state: &State,
+    resolved: &Resolved,
+    gathered: &Gathered,
+) -> bool {
+    let browser = &resolved.action;
+    let patterns = &cx.service.metadata.commit_url_patterns;
+    let leads = gathered
+        .dom
+        .as_ref()
+        .and_then(|d| d.form_action.as_deref().or(d.href.as_deref()))
+        .or(browser.navigate_to.as_deref());
+    if leads.is_some_and(|url| safety::matching_pattern(patterns, url).is_some()) {
+        return true;
+    }
+    let Some(target) = &browser.target else {
+        return false;
+    };
+    if plan::mark(cx.plan_knowledge(), target, gathered.dom.as_ref()) == PlanMark::Irreversible {
+        return true;
+    }
+    let mut texts = vec![target.name.as_str()];
+    if let Some(dom) = &gathered.dom {
+        texts.push(dom.visible_text.as_str());
+    }
+    let heads = safety::commit_page::headings(&state.snapshot);
+    let judged = floor::judge_each(&texts, &state.snapshot.title, &heads, &state.snapshot.url);
+    judged
+        .target
+        .is_some_and(|sign| sign.strength == floor::Strength::Strong)
 }

@@ -75,10 +75,17 @@ pub enum Event {
         turn: u32,
         reason: String,
     },
-    /// Requests the network guard stopped during an unapproved action.
+    /// Requests to other sites the network guard stopped during an
+    /// unapproved action (they were no commit).
     GuardBlocked {
         turn: u32,
         requests: Vec<crate::browser::guard::BlockedRequest>,
+    },
+    /// Requests the network guard held during an unapproved action, put to
+    /// the person at the effect.
+    GuardHeld {
+        turn: u32,
+        requests: Vec<crate::browser::guard::HeldRequest>,
     },
     /// An overlay (cookie banner, promotion, chat widget) the host
     /// dismissed before the next move, or left alone and why. Its JSON name

@@ -12,13 +12,13 @@ use std::time::Instant;
 use super::action::{Action, Origin};
 use super::ask::{self, Asked, rejected};
 use super::ctx::Ctx;
-use super::decide::decide;
+use super::decide::{decide, final_step};
 use super::facts::{self, Gathered};
 use super::look::{self, Watch};
 use super::question;
 use super::remember;
 use super::resolve::{Resolved, resolve};
-use super::run::{self, Clearance, Ran};
+use super::run::{self, Clearance};
 use super::state::{OpenDialog, State};
 use super::toolset::{Refusal, describe};
 use super::trouble::{Trouble, trouble_of};
@@ -55,7 +55,7 @@ pub(super) struct Outcome {
     /// Set when it failed on something in the way while unapproved, with
     /// nothing stopped by the guard: worth one more try (`recover.rs`).
     pub(super) trouble: Option<Trouble>,
-    /// The person's words about requests the guard stopped, for the driver.
+    /// The person's words about requests the guard held, for the driver.
     pub(super) guard_note: Option<String>,
     /// A dialog the page has open now.
     pub(super) dialog: Option<OpenDialog>,
@@ -102,7 +102,8 @@ pub(super) async fn act(
                 let url = state.snapshot.url.clone();
                 let request =
                     question::before_action(cx, &resolved, &gathered, reason, changed.take(), &url);
-                match ask::ask(cx, state, request, &what).await {
+                let final_step = final_step(cx, state, &resolved, &gathered);
+                match ask::ask(cx, state, request, &what, final_step).await {
                     Asked::Yes(approval) => {
                         match facts::changed_since(cx, &resolved.action, &gathered).await? {
                             None => break (gathered, Clearance::Approved(approval)),
@@ -145,60 +146,82 @@ async fn run_and_look(
     action: &Action,
     resolved: Resolved,
     gathered: &Gathered,
-    mut clearance: Clearance,
+    clearance: Clearance,
 ) -> Result<Acted, Error> {
     let url_before = state.snapshot.url.clone();
     let changes = run::changes(&resolved);
     let dismissal = action.origin == Origin::Dismissal;
-    let mut guard_note = None;
-    // A retry is for something in the way, not for a request the guard
-    // stopped: that one was put to the person.
-    let mut stopped_any = false;
-    let ran: Ran = loop {
-        let ran = match run::run(cx, state, &resolved, &clearance).await? {
-            Ok(ran) => ran,
-            Err(why) => return Ok(Acted::Refused(Refusal::new(RefusalCode::ActionFailed, why))),
-        };
-        if dismissal && let Some(e) = &ran.failure {
-            return Ok(Acted::Refused(Refusal::new(
-                RefusalCode::ActionFailed,
-                format!("pressing it failed: {e}"),
-            )));
-        }
-        if ran.blocked.is_empty() {
-            break ran;
-        }
-        stopped_any = true;
+    let ran = match run::run(cx, state, &resolved, &clearance).await? {
+        Ok(ran) => ran,
+        Err(why) => return Ok(Acted::Refused(Refusal::new(RefusalCode::ActionFailed, why))),
+    };
+    if !ran.stopped.is_empty() {
         cx.reporter.emit(Event::GuardBlocked {
             turn: state.turn,
-            requests: ran.blocked.clone(),
+            requests: ran.stopped.clone(),
+        });
+    }
+    let mut guard_note = None;
+    let mut released = false;
+    if !ran.held.is_empty() {
+        cx.reporter.emit(Event::GuardHeld {
+            turn: state.turn,
+            requests: ran.held.clone(),
         });
         if dismissal {
-            // Anything the guard stopped means it was no dismissal.
+            // Anything the guard holds means it was no dismissal.
+            run::abort(cx, state, &ran.held).await?;
             return Ok(Acted::Refused(Refusal::new(
                 RefusalCode::ActionFailed,
                 format!(
-                    "pressing it sent {} request(s) the guard stopped; nothing reached the site",
-                    ran.blocked.len()
+                    "pressing it sent {} request(s) the guard held; nothing reached the site",
+                    ran.held.len()
                 ),
             )));
         }
-        let stopped = question::describe_blocked(&ran.blocked);
+        // Asked at the effect: what the action really sends.
+        let sends = question::describe_held(&ran.held);
         let url = state.snapshot.url.clone();
-        let request = question::after_blocked(&resolved, gathered, &ran.blocked, &url);
-        match ask::ask(cx, state, request, &stopped).await {
-            Asked::Yes(approval) => clearance = Clearance::Approved(approval),
-            Asked::Ended(result) => return Ok(Acted::Ended(Box::new(result))),
+        let request = question::held(&resolved, gathered, &ran.held, &url);
+        match ask::ask(cx, state, request, &sends, false).await {
+            Asked::Yes(approval) => {
+                run::release(cx, state, &ran.held, &approval).await?;
+                released = true;
+            }
+            Asked::Ended(result) => {
+                run::abort(cx, state, &ran.held).await?;
+                return Ok(Acted::Ended(Box::new(result)));
+            }
             Asked::Feedback(refusal) => {
+                run::abort(cx, state, &ran.held).await?;
                 guard_note = Some(format!(
-                    "The browser stopped {stopped} that this action sent without the human's approval; nothing was sent. {}",
+                    "The browser held {sends}, which this action sent without the human's approval; nothing was sent. {}",
                     refusal.message
                 ));
-                break ran;
             }
         }
-    };
-    let approved = matches!(clearance, Clearance::Approved(_));
+    }
+    // A retry is for something in the way, not for a request the guard
+    // held or stopped.
+    let stopped_any = !ran.stopped.is_empty() || !ran.held.is_empty();
+    // Playwright gives up on a click whose navigation the guard held: the
+    // action did run, and its effect was put to the person.
+    let mut ran = ran;
+    if !ran.held.is_empty()
+        && ran
+            .failure
+            .as_ref()
+            .is_some_and(|e| e.to_string().contains("waiting for scheduled navigations"))
+    {
+        ran.failure = None;
+    }
+    if dismissal && let Some(e) = &ran.failure {
+        return Ok(Acted::Refused(Refusal::new(
+            RefusalCode::ActionFailed,
+            format!("pressing it failed: {e}"),
+        )));
+    }
+    let approved = released || matches!(clearance, Clearance::Approved(_));
     let trouble = match (&ran.failure, &clearance) {
         (Some(e), Clearance::Unapproved(_))
             if changes && !stopped_any && !action.origin.is_hosts() =>

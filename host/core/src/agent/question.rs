@@ -1,6 +1,6 @@
 //! The one builder of what a person is asked: before an action the
-//! decision would not let run unasked, about requests the guard stopped,
-//! and when the model itself asks. Everything an action carries is shown,
+//! decision would not let run unasked, at the effect about requests the
+//! guard holds, and when the model itself asks. Everything an action carries is shown,
 //! and whatever a plugin or the model said is labelled as theirs.
 
 use serde_json::Value;
@@ -10,12 +10,12 @@ use super::facts::Gathered;
 use super::resolve::Resolved;
 use super::toolset::{BrowserAction, describe};
 use crate::approval::{ApprovalRequest, Said};
-use crate::browser::guard::BlockedRequest;
+use crate::browser::guard::HeldRequest;
 use crate::browser::tools as mcp;
 use crate::safety::PluginAnswer;
 
-/// Stopped requests named in a question; the rest are counted.
-const MAX_BLOCKED_SHOWN: usize = 3;
+/// Held requests named in a question; the rest are counted.
+const MAX_HELD_SHOWN: usize = 3;
 
 /// Before `resolved` runs, for `reason`; `changed` says how the element
 /// changed since the person was last asked about it.
@@ -46,20 +46,44 @@ pub(super) fn before_action(
     }
 }
 
-/// After the guard stopped `blocked` during an unapproved `resolved`: a yes
-/// runs the action again with them let through.
-pub(super) fn after_blocked(
+/// At the effect: the guard holds `held`, which an unapproved `resolved`
+/// sent; nothing has reached the site. A yes lets them (and the rest of
+/// this one action's requests) through.
+pub(super) fn held(
     resolved: &Resolved,
     gathered: &Gathered,
-    blocked: &[BlockedRequest],
+    held: &[HeldRequest],
     url: &str,
 ) -> ApprovalRequest {
+    let sends: Vec<String> = held
+        .iter()
+        .take(MAX_HELD_SHOWN)
+        .map(|h| {
+            let body = if h.body.is_empty() {
+                String::new()
+            } else {
+                format!(" with \"{}\"", h.body)
+            };
+            format!("{} {}{body} ({})", h.method, host_and_path(&h.url), h.why)
+        })
+        .collect();
+    let more = held.len().saturating_sub(MAX_HELD_SHOWN);
+    let mut sends = sends.join("; ");
+    if more > 0 {
+        sends.push_str(&format!("; and {more} more"));
+    }
+    let mut shown = shown(resolved, gathered, url);
+    shown.details = Some(match shown.details {
+        Some(details) => format!("sends {sends}; {details}"),
+        None => format!("sends {sends}"),
+    });
     ApprovalRequest {
         reason: format!(
-            "the browser stopped {} this action sent without your yes; nothing reached the site. Approve to run the action again and let it through",
-            describe_blocked(blocked)
+            "this action sent {}; it is held in the browser and nothing has reached the site. Approve to let it through",
+            describe_held(held)
         ),
-        ..shown(resolved, gathered, url)
+        held_navigation: held.iter().any(|h| h.navigation),
+        ..shown
     }
 }
 
@@ -130,17 +154,31 @@ fn details(runs: &str, action: &BrowserAction, gathered: &Gathered) -> Option<St
     (!parts.is_empty()).then(|| parts.join("; "))
 }
 
-/// The stopped requests in words, for the person.
-pub(super) fn describe_blocked(blocked: &[BlockedRequest]) -> String {
-    let parts: Vec<String> = blocked
+/// The held requests in words: `a form submission to the service (POST
+/// www.example.com/cancel)`.
+pub(super) fn describe_held(held: &[HeldRequest]) -> String {
+    let parts: Vec<String> = held
         .iter()
-        .take(MAX_BLOCKED_SHOWN)
-        .map(|b| format!("{} ({} {})", b.why, b.method, b.url))
+        .take(MAX_HELD_SHOWN)
+        .map(|h| format!("{} ({} {})", h.why, h.method, host_and_path(&h.url)))
         .collect();
-    let more = blocked.len().saturating_sub(MAX_BLOCKED_SHOWN);
+    let more = held.len().saturating_sub(MAX_HELD_SHOWN);
     if more > 0 {
         format!("{} and {more} more", parts.join(", "))
     } else {
         parts.join(", ")
+    }
+}
+
+/// `host/path?query` of a URL, as a person reads where a request goes.
+fn host_and_path(url: &str) -> String {
+    match url::Url::parse(url) {
+        Ok(parsed) => {
+            let host = parsed.host_str().unwrap_or_default();
+            let port = parsed.port().map(|p| format!(":{p}")).unwrap_or_default();
+            let query = parsed.query().map(|q| format!("?{q}")).unwrap_or_default();
+            format!("{host}{port}{}{query}", parsed.path())
+        }
+        Err(_) => url.to_owned(),
     }
 }

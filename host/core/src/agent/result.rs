@@ -26,6 +26,9 @@ pub enum TaskReason {
     /// phone only); the error says where to cancel instead.
     CannotCancelHere,
     AuthRequired,
+    /// The page said it was cancelled, but nothing the run let through with
+    /// a yes can have done it: a change to check by hand, never a success.
+    UnverifiedChange,
     Interrupted,
     /// An MCP client closed its session, or left it idle, before the run
     /// ended.

@@ -1,6 +1,9 @@
-//! Stage five of an action: running it under the network guard — open for
-//! an approved action and re-armed at once after, guarded otherwise — and
-//! collecting what the guard stopped; then settling the dialogs it opened.
+//! Stage five of an action: running it under the network guard — its
+//! requests released for an approved action (each recorded: the evidence a
+//! cancellation needs) and the guard re-armed at once after; held or stopped
+//! otherwise — and collecting what the guard held, stopped and released;
+//! releasing or aborting what it holds once the person answered; then
+//! settling the dialogs the action opened.
 
 use std::time::Instant;
 
@@ -8,8 +11,8 @@ use super::Event;
 use super::approval::Approval;
 use super::ctx::Ctx;
 use super::resolve::Resolved;
-use super::state::{OpenDialog, State, timed};
-use crate::browser::guard::{self, BlockedRequest, GuardMode};
+use super::state::{OpenDialog, Released, State, timed};
+use crate::browser::guard::{self, BlockedRequest, GuardMode, HeldRequest, Taken};
 use crate::browser::{BrowserError, ToolOutput, tools as mcp};
 use crate::error::Error;
 use crate::exit::ErrorClass;
@@ -29,8 +32,10 @@ pub(super) struct Ran {
     pub(super) output: Option<ToolOutput>,
     /// The browser could not do it (the model hears why).
     pub(super) failure: Option<BrowserError>,
-    /// What the guard stopped while an unapproved action ran.
-    pub(super) blocked: Vec<BlockedRequest>,
+    /// Requests to other sites the guard stopped while it ran unapproved.
+    pub(super) stopped: Vec<BlockedRequest>,
+    /// Requests the guard holds, waiting for the person's answer.
+    pub(super) held: Vec<HeldRequest>,
 }
 
 impl Ran {
@@ -55,7 +60,7 @@ pub(super) async fn run(
     let answers_dialog = resolved.runs == mcp::HANDLE_DIALOG;
     let mode = match clearance {
         Clearance::Unapproved(mode) => *mode,
-        Clearance::Approved(_) => GuardMode::Open,
+        Clearance::Approved(_) => GuardMode::Approved { turn: state.turn },
     };
     if changes
         && !answers_dialog
@@ -78,27 +83,104 @@ pub(super) async fn run(
         }
     }
     let dialog_opened = ran.opened_dialog();
+    // Nothing can be asked of the guard until a dialog is answered; the
+    // answer's own turn takes what the action left.
+    if !changes || dialog_opened {
+        return Ok(Ok(ran));
+    }
+    let taken = take(cx, state).await?;
     match clearance {
         Clearance::Approved(approval) => {
             tracing::debug!("ran under {approval}");
-            if changes && ran.failure.is_none() {
+            if ran.failure.is_none() {
                 state.approved.push(approval.clone());
             }
+            record_released(state, &taken, approval);
             // Re-armed at once, so that a page's timer cannot post later
-            // under this one action's yes; after the dialog it opened, when
-            // it opened one.
-            if !dialog_opened && let Err(why) = set_guard(cx, state, guard::INITIAL_MODE).await? {
+            // under this one action's yes.
+            if let Err(why) = set_guard(cx, state, guard::INITIAL_MODE).await? {
                 tracing::warn!("{why}");
             }
         }
-        // Nothing can be asked of the guard until a dialog is answered; the
-        // answer's own turn takes what it stopped.
-        Clearance::Unapproved(_) if changes && !dialog_opened => {
-            ran.blocked = take_blocked(cx, state).await?;
+        Clearance::Unapproved(_) => {
+            ran.stopped = taken.stopped;
+            ran.held = taken.held;
         }
-        Clearance::Unapproved(_) => {}
     }
     Ok(Ok(ran))
+}
+
+/// The person said yes to the requests `held`, which an unapproved action
+/// sent: each continues, and so do the rest of that one action's requests
+/// until it settles (a redirect's page, a script's follow-up), all recorded
+/// as released by `approval`; then the guard is re-armed.
+pub(super) async fn release(
+    cx: &mut Ctx<'_>,
+    state: &mut State,
+    held: &[HeldRequest],
+    approval: &Approval,
+) -> Result<(), Error> {
+    if let Err(why) = set_guard(cx, state, GuardMode::Approved { turn: state.turn }).await? {
+        tracing::warn!("{why}");
+    }
+    for request in held {
+        decide(cx, state, request.id, true).await?;
+        state.released.push(Released {
+            turn: state.turn,
+            method: request.method.clone(),
+            url: request.url.clone(),
+            approval: approval.to_string(),
+        });
+    }
+    let taken = take(cx, state).await?;
+    record_released(state, &taken, approval);
+    state.approved.push(approval.clone());
+    if let Err(why) = set_guard(cx, state, guard::INITIAL_MODE).await? {
+        tracing::warn!("{why}");
+    }
+    Ok(())
+}
+
+/// The person did not say yes: every request `held` is aborted.
+pub(super) async fn abort(
+    cx: &mut Ctx<'_>,
+    state: &State,
+    held: &[HeldRequest],
+) -> Result<(), Error> {
+    for request in held {
+        decide(cx, state, request.id, false).await?;
+    }
+    Ok(())
+}
+
+/// Puts what an approved action released into the run's evidence.
+fn record_released(state: &mut State, taken: &Taken, approval: &Approval) {
+    for request in &taken.released {
+        state.released.push(Released {
+            turn: state.turn,
+            method: request.method.clone(),
+            url: request.url.clone(),
+            approval: approval.to_string(),
+        });
+    }
+}
+
+async fn decide(cx: &mut Ctx<'_>, state: &State, id: u64, allow: bool) -> Result<(), Error> {
+    let Some(guard) = &state.guard else {
+        return Ok(());
+    };
+    let started = Instant::now();
+    let decided = timed(&mut cx.clocks.browser, guard.decide(cx.browser, id, allow)).await;
+    cx.clocks.safety += started.elapsed();
+    match decided {
+        Ok(_) => Ok(()),
+        // The page went away with the request: nothing is waiting any more.
+        Err(e) if e.class() == ErrorClass::Failure => {
+            tracing::warn!("the guard could not decide request {id}: {e}");
+            Ok(())
+        }
+        Err(e) => Err(e.into()),
+    }
 }
 
 /// Whether `resolved` may change the page (and so runs under the guard).
@@ -172,24 +254,30 @@ async fn set_guard(
     }
 }
 
-/// What the guard stopped during the action just run. A guard that cannot
-/// say counts as having stopped something unknown: the person is asked
-/// rather than the run going on as if nothing happened.
-async fn take_blocked(cx: &mut Ctx<'_>, state: &State) -> Result<Vec<BlockedRequest>, Error> {
+/// What the guard saw during the action just run. A guard that cannot say
+/// counts as having held something unknown: the person is asked (and the
+/// answer cannot release anything) rather than the run going on as if
+/// nothing happened.
+async fn take(cx: &mut Ctx<'_>, state: &State) -> Result<Taken, Error> {
     let Some(guard) = &state.guard else {
-        return Ok(Vec::new());
+        return Ok(Taken::default());
     };
     let started = Instant::now();
-    let taken = timed(&mut cx.clocks.browser, guard.take_blocked(cx.browser)).await;
+    let taken = timed(&mut cx.clocks.browser, guard.take(cx.browser)).await;
     cx.clocks.safety += started.elapsed();
     match taken {
-        Ok(blocked) => Ok(blocked),
-        Err(e) if e.class() == ErrorClass::Failure => Ok(vec![BlockedRequest {
-            method: "?".into(),
-            url: state.snapshot.url.clone(),
-            why: format!("requests the guard could not report ({e})"),
-            navigation: false,
-        }]),
+        Ok(taken) => Ok(taken),
+        Err(e) if e.class() == ErrorClass::Failure => Ok(Taken {
+            held: vec![HeldRequest {
+                id: 0,
+                method: "?".into(),
+                url: state.snapshot.url.clone(),
+                why: format!("requests the guard could not report ({e})"),
+                navigation: false,
+                body: String::new(),
+            }],
+            ..Taken::default()
+        }),
         Err(e) => Err(e.into()),
     }
 }

@@ -61,6 +61,9 @@ pub(super) struct State {
     /// The approved actions that ran: the only way this run can have
     /// committed anything.
     pub(super) approved: Vec<Approval>,
+    /// The state-changing requests a yes let through, each with the yes:
+    /// the evidence a verified cancellation needs.
+    pub(super) released: Vec<Released>,
     /// A dialog the page has open, which only `browser_handle_dialog` can
     /// answer.
     pub(super) dialog: Option<OpenDialog>,
@@ -76,6 +79,16 @@ pub(super) struct State {
     pub(super) replay: Option<super::replay::Replay>,
     /// The state-changing actions this run took that worked, in order.
     pub(super) path: Vec<crate::memory::Step>,
+}
+
+/// A state-changing request a yes let through.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
+pub(super) struct Released {
+    pub(super) turn: u32,
+    pub(super) method: String,
+    pub(super) url: String,
+    /// The yes it went out under.
+    pub(super) approval: String,
 }
 
 /// A dialog the page has open, and whether an approved action opened it.
@@ -95,6 +108,7 @@ impl State {
             allowed_origins,
             auth_pauses: 0,
             approved: Vec::new(),
+            released: Vec::new(),
             dialog: None,
             commit_page: None,
             refused_claims: 0,

@@ -81,6 +81,9 @@ pub(super) async fn run(
         if let Some(ended) = claim::dead_end(&verdict, state) {
             return Ok(ended);
         }
+        if let Some(ended) = claim::unverified_change(cx, &verdict, state).await {
+            return Ok(ended);
+        }
         if state.turn >= cx.options.max_turns {
             return Ok(
                 TaskResult::new(false, false, TaskReason::MaxTurnsExceeded, state.turn)
@@ -186,6 +189,8 @@ fn guard_rules(cx: &Ctx<'_>, state: &State) -> GuardRules {
             .map(|r| (r.method.clone(), r.url_pattern.clone()))
             .collect(),
         commit_urls: m.commit_url_patterns.clone(),
+        commit_words: crate::safety::floor::url_commit_words(),
+        harmless: Vec::new(),
     }
 }
 
@@ -216,8 +221,9 @@ async fn next_move(
     // and nothing else.
     let verified = state.dialog.is_none()
         && (matches!(driver, Driver::Offline(_)) || replaying)
+        && claim::claims_something(state)
         && matches!(
-            claim::judge(cx, verdict.unwrap_or_else(claim::could_not_verify), state),
+            claim::judge(cx, verdict.unwrap_or_else(claim::could_not_verify), state).await,
             safety::Verification::Verified | safety::Verification::AlreadyCancelled
         );
     if replaying && let Some(completion) = remember::replayed(cx, driver, verified, state) {

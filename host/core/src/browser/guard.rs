@@ -1,18 +1,34 @@
-//! The network guard, the last line of defence: while an action the human did
-//! not approve runs, the requests that would commit the cancellation are
-//! stopped inside Playwright, before they leave the browser.
+//! The network guard, the last line of defence: every request the page
+//! sends passes through it, and none that changes anything leaves the
+//! browser without the person's yes.
+//!
+//! - While an **approved** action runs, its requests pass, and each one that
+//!   changes state is recorded as released by that action: the evidence a
+//!   verified cancellation needs.
+//! - While an **unapproved** action runs, a state-changing request (a
+//!   non-GET, a beacon, a form submission) to the service's origins — or a
+//!   commit pattern's, or one to another site that reads as a commit — is
+//!   **held**: the request waits, and the host puts it to the person, showing
+//!   what it sends; yes lets it continue ([`NetworkGuard::decide`]), anything
+//!   else aborts it. Any other state-changing request to another site is
+//!   stopped and logged. The only exception is a harmless request the
+//!   plugin's plan declares for the step that runs (API 0.4.0), never on a
+//!   page that commits. On such a page, top-level navigations to the
+//!   service are held too. A request the guard cannot judge is held.
 //!
 //! One context-level route, installed through `browser_run_code_unsafe` in
 //! the server's Node process (`guard.js`). The page's own scripts can neither
 //! see nor remove it; it covers every frame (cross-origin ones too), popups,
-//! fetch/XHR and navigations. Its state (rules, mode, what it stopped) lives
-//! on Playwright's `BrowserContext` object, which outlives each call's fresh
+//! fetch/XHR and navigations. Its state (rules, mode, what it held) lives on
+//! Playwright's `BrowserContext` object, which outlives each call's fresh
 //! script context. Every call also reinstalls the guard when the context lost
 //! it (the server relaunches the browser after its idle timeout), and says so
 //! as an error: requests of that gap went unguarded.
 //!
-//! Outside its reach: requests a service worker makes itself, WebSockets, and
-//! the later hops of a redirect (Playwright routes see only the first URL).
+//! Outside its reach: requests a service worker makes itself (service
+//! workers are blocked), WebSockets, and the later hops of a redirect
+//! (Playwright routes see only the first URL; a commit that hides behind a
+//! redirect from a harmless GET is the one shape this cannot hold).
 
 use std::sync::{Mutex, PoisonError};
 
@@ -25,19 +41,28 @@ use super::{Browser, BrowserError};
 /// the route lives. Never offered to a model: it could remove the route.
 pub const RUN_CODE: &str = "browser_run_code_unsafe";
 
-/// Stopped requests kept between two [`NetworkGuard::take_blocked`] calls: a
+/// Requests of each kind kept between two [`NetworkGuard::take`] calls: a
 /// page that fires requests in a loop must not grow the server's memory or
-/// our result without bound; the rest are only counted.
+/// our result without bound; the rest are only counted (and held ones past
+/// it are stopped).
 pub const MAX_BLOCKED_KEPT: usize = 100;
 
-/// Longest URL kept for a stopped request, in characters: enough to tell what
-/// it was, bounded for a hostile page.
+/// Longest URL kept for a request, in characters: enough to tell what it
+/// was, bounded for a hostile page.
 pub const MAX_URL_CHARS: usize = 2000;
 
-/// The mode the guard starts in: form posts stopped, links followed.
+/// Longest summary of a held request's body shown to the person, in
+/// characters (passwords and card numbers masked in the browser first).
+pub const MAX_BODY_CHARS: usize = 200;
+
+/// How long [`NetworkGuard::decide`] waits, in milliseconds, for a released
+/// request's answer and the page it loads before the host looks again.
+pub const RELEASE_WAIT_MS: u64 = 10_000;
+
+/// The mode the guard starts in: unapproved, navigations allowed.
 pub const INITIAL_MODE: GuardMode = GuardMode::Guarded {
-    block_posts: true,
-    block_navigations: false,
+    hold_navigations: false,
+    step: None,
 };
 
 /// Starts the guard's answer inside the error text the server reports (see
@@ -48,41 +73,86 @@ pub const ANSWER_MARK: &str = "subterminator-guard-answer:";
 /// [`code`].
 const GUARD_JS: &str = include_str!("guard.js");
 
-/// What the guard stops.
+/// What the guard knows of the service.
 #[derive(Debug, Clone, Default)]
 pub struct GuardRules {
-    /// `scheme://host:port` origins of the service (the guard's "service's origins").
+    /// `scheme://host:port` origins of the service and of the API hosts the
+    /// plugin declares: a state-changing request to one is held.
     pub origins: Vec<String>,
     /// Commit request patterns from the plugin: (METHOD or "*", URL glob with `*`).
     pub commit_requests: Vec<(String, String)>,
     /// URL globs whose request itself commits (any method).
     pub commit_urls: Vec<String>,
+    /// Regexes (JavaScript and `regex` syntax alike) of the words that make
+    /// a request to another site read as a commit.
+    pub commit_words: Vec<String>,
+    /// Harmless requests the plugin's plan declares: (plan step, METHOD,
+    /// exact host, path glob).
+    pub harmless: Vec<Harmless>,
+}
+
+/// A request the plugin's plan says one of its steps sends and that
+/// changes nothing that matters (a survey's answers).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Harmless {
+    pub step: u32,
+    pub method: String,
+    /// Exactly one host (`www.example.com`, with the port if not default).
+    pub host: String,
+    /// A glob over the path and query.
+    pub path: String,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum GuardMode {
-    /// An approved action is running: nothing is stopped.
-    Open,
-    /// An unapproved action: commit patterns are always stopped; also form
-    /// submissions / any non-GET request to the service's origins when
-    /// `block_posts`, and top-level (main-frame document) navigations to the
-    /// service's origins when `block_navigations`.
+    /// An approved action runs: its requests pass, those that change state
+    /// recorded as released by the action of `turn`.
+    Approved { turn: u32 },
+    /// An unapproved action runs: state-changing requests held (to the
+    /// service, by a commit pattern, or reading as a commit elsewhere) or
+    /// stopped (elsewhere); top-level navigations to the service held too
+    /// when `hold_navigations` (a page that commits). `step`: the plan step
+    /// whose declared harmless requests may pass (never on a page that
+    /// commits).
     Guarded {
-        block_posts: bool,
-        block_navigations: bool,
+        hold_navigations: bool,
+        step: Option<u32>,
     },
 }
 
-/// One request the guard stopped.
+/// A request the guard stopped: it never left the browser.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct BlockedRequest {
     pub method: String,
     /// At most [`MAX_URL_CHARS`] characters of it.
     pub url: String,
-    /// "a form submission", "a navigation", "a request matching the plugin's
-    /// commit pattern POST */api/cancel*"
+    /// "a POST request to another site"
     pub why: String,
     /// It would have replaced the page in a tab (a main-frame document).
+    pub navigation: bool,
+}
+
+/// A request the guard holds: it waits in the browser for the person's
+/// answer ([`NetworkGuard::decide`]).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct HeldRequest {
+    pub id: u64,
+    pub method: String,
+    pub url: String,
+    /// "a form submission to the service", "a request matching the
+    /// plugin's commit pattern POST */api/cancel*"
+    pub why: String,
+    pub navigation: bool,
+    /// At most [`MAX_BODY_CHARS`] of its body, secrets masked.
+    pub body: String,
+}
+
+/// A state-changing request an approved action sent: the evidence that a
+/// yes reached the service.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct ReleasedRequest {
+    pub method: String,
+    pub url: String,
     pub navigation: bool,
 }
 
@@ -98,8 +168,8 @@ pub struct NetworkGuard {
 }
 
 impl NetworkGuard {
-    /// Installs the route. Call once, before the first navigation. Starts
-    /// [`INITIAL_MODE`]: `Guarded { block_posts: true, block_navigations: false }`.
+    /// Installs the route. Call once, before the first navigation. Starts in
+    /// [`INITIAL_MODE`].
     pub async fn install(
         browser: &Browser,
         rules: &GuardRules,
@@ -128,11 +198,9 @@ impl NetworkGuard {
         Ok(())
     }
 
-    /// Requests stopped since the last call, oldest first (and forgets them).
-    pub async fn take_blocked(
-        &self,
-        browser: &Browser,
-    ) -> Result<Vec<BlockedRequest>, BrowserError> {
+    /// What happened since the last call: the requests stopped, held (still
+    /// waiting for [`NetworkGuard::decide`]) and released, oldest first.
+    pub async fn take(&self, browser: &Browser) -> Result<Taken, BrowserError> {
         let mode = self.remembered().unwrap_or(INITIAL_MODE);
         let taken = self.run(browser, Op::Take, mode).await?;
         if taken.fresh {
@@ -141,12 +209,30 @@ impl NetworkGuard {
         }
         if taken.dropped > 0 {
             tracing::warn!(
-                kept = taken.blocked.len(),
                 dropped = taken.dropped,
-                "the network guard stopped more requests than it keeps"
+                "the network guard saw more requests than it keeps"
             );
         }
-        Ok(taken.blocked)
+        Ok(taken)
+    }
+
+    /// Lets the held request `id` continue (`allow`) or aborts it. After a
+    /// release, waits (at most [`RELEASE_WAIT_MS`]) for its answer and the
+    /// page it loads. `Ok(false)` when no such request waits (the page went
+    /// away, or it was decided already).
+    pub async fn decide(
+        &self,
+        browser: &Browser,
+        id: u64,
+        allow: bool,
+    ) -> Result<bool, BrowserError> {
+        let mode = self.remembered().unwrap_or(INITIAL_MODE);
+        let taken = self.run(browser, Op::Decide { id, allow }, mode).await?;
+        if taken.fresh {
+            self.remember(Some(mode));
+            return Err(reinstalled(mode));
+        }
+        Ok(taken.decided)
     }
 
     fn remembered(&self) -> Option<GuardMode> {
@@ -191,20 +277,14 @@ fn reinstalled(mode: GuardMode) -> BrowserError {
 /// What a call of the script does after making sure the guard is there.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum Op {
-    /// Sets the mode and forgets what was stopped before.
+    /// Sets the mode and forgets what was seen before.
     Install,
     Mode,
     Take,
-}
-
-impl Op {
-    fn name(self) -> &'static str {
-        match self {
-            Op::Install => "install",
-            Op::Mode => "mode",
-            Op::Take => "take",
-        }
-    }
+    Decide {
+        id: u64,
+        allow: bool,
+    },
 }
 
 /// The code that installs the guard with `rules` in [`INITIAL_MODE`].
@@ -217,37 +297,55 @@ pub fn mode_code(rules: &GuardRules, mode: GuardMode) -> String {
     code(&wire_rules(rules), Op::Mode, mode)
 }
 
-/// The code that returns and forgets what was stopped; `mode` is used only
-/// if the guard must be reinstalled.
+/// The code that returns and forgets what was seen; `mode` is used only if
+/// the guard must be reinstalled.
 pub fn take_code(rules: &GuardRules, mode: GuardMode) -> String {
     code(&wire_rules(rules), Op::Take, mode)
 }
 
 fn code(rules: &str, op: Op, mode: GuardMode) -> String {
-    let (open, posts, navs) = match mode {
-        GuardMode::Open => (true, false, false),
+    let mode = match mode {
+        GuardMode::Approved { turn } => {
+            json!({ "approved": true, "action": format!("turn {turn}"), "navs": false, "step": null })
+        }
         GuardMode::Guarded {
-            block_posts,
-            block_navigations,
-        } => (false, block_posts, block_navigations),
+            hold_navigations,
+            step,
+        } => json!({ "approved": false, "action": "", "navs": hold_navigations, "step": step }),
     };
-    let op = json!({ "op": op.name(), "mode": { "open": open, "posts": posts, "navs": navs } });
+    let op = match op {
+        Op::Install => json!({ "op": "install", "mode": mode }),
+        Op::Mode => json!({ "op": "mode", "mode": mode }),
+        Op::Take => json!({ "op": "take", "mode": mode }),
+        Op::Decide { id, allow } => {
+            json!({ "op": "decide", "mode": mode, "id": id, "allow": allow })
+        }
+    };
     GUARD_JS
         .replace("/*RULES*/null", rules)
         .replace("/*OP*/null", &op.to_string())
         .replace("/*KEEP*/0", &MAX_BLOCKED_KEPT.to_string())
         .replace("/*URL_CHARS*/0", &MAX_URL_CHARS.to_string())
+        .replace("/*BODY_CHARS*/0", &MAX_BODY_CHARS.to_string())
+        .replace("/*WAIT_MS*/0", &RELEASE_WAIT_MS.to_string())
         .replace("/*MARK*/''", &json!(ANSWER_MARK).to_string())
 }
 
 /// The rules as JSON for the script: every glob already a regex, with the
-/// words that say why it stops a request.
+/// words that say why it holds a request.
 fn wire_rules(rules: &GuardRules) -> String {
     #[derive(Serialize)]
     struct Commit {
         method: String,
         regex: String,
         why: String,
+    }
+    #[derive(Serialize)]
+    struct Expected {
+        step: u32,
+        method: String,
+        host: String,
+        regex: String,
     }
     let requests = rules.commit_requests.iter().map(|(method, glob)| {
         let method = method.trim().to_uppercase();
@@ -264,7 +362,23 @@ fn wire_rules(rules: &GuardRules) -> String {
         why: format!("a request to the plugin's commit URL {glob}"),
     });
     let commit: Vec<Commit> = requests.chain(urls).collect();
-    json!({ "origins": rules.origins, "commit": commit }).to_string()
+    let harmless: Vec<Expected> = rules
+        .harmless
+        .iter()
+        .map(|h| Expected {
+            step: h.step,
+            method: h.method.trim().to_uppercase(),
+            host: h.host.clone(),
+            regex: glob_regex(&h.path),
+        })
+        .collect();
+    json!({
+        "origins": rules.origins,
+        "commit": commit,
+        "words": rules.commit_words,
+        "harmless": harmless,
+    })
+    .to_string()
 }
 
 /// A glob (`*` = any run of characters, the rest literal) as a regex that
@@ -293,30 +407,45 @@ pub fn glob_regex(glob: &str) -> String {
 pub struct Taken {
     /// The guard had to be installed by this call.
     pub fresh: bool,
-    pub blocked: Vec<BlockedRequest>,
-    /// Stopped beyond [`MAX_BLOCKED_KEPT`], counted only.
+    pub stopped: Vec<BlockedRequest>,
+    pub held: Vec<HeldRequest>,
+    pub released: Vec<ReleasedRequest>,
+    /// Seen beyond [`MAX_BLOCKED_KEPT`], counted only.
     pub dropped: u64,
+    /// For a decision: whether the request was still waiting.
+    pub decided: bool,
 }
 
-/// Reads the script's answer, `{"fresh":…,"blocked":[…],"dropped":…}`: the
-/// line after [`ANSWER_MARK`] in the error text, or the whole `### Result`
-/// text when no mark is there. Anything else is an error naming what came.
+/// Reads the script's answer: the line after [`ANSWER_MARK`] in the error
+/// text, or the whole `### Result` text when no mark is there. Anything
+/// else is an error naming what came.
 pub fn parse_taken(result: Option<&str>) -> Result<Taken, String> {
     #[derive(Deserialize)]
     struct Wire {
         fresh: bool,
         #[serde(default)]
-        blocked: Vec<WireBlocked>,
+        stopped: Vec<WireRequest>,
+        #[serde(default)]
+        held: Vec<WireRequest>,
+        #[serde(default)]
+        released: Vec<WireRequest>,
         #[serde(default)]
         dropped: u64,
+        #[serde(default)]
+        decided: bool,
     }
     #[derive(Deserialize)]
-    struct WireBlocked {
+    struct WireRequest {
+        #[serde(default)]
+        id: u64,
         method: String,
         url: String,
+        #[serde(default)]
         why: String,
         #[serde(default)]
         navigation: bool,
+        #[serde(default)]
+        body: String,
     }
     let text = result.unwrap_or_default();
     let text = match text.split_once(ANSWER_MARK) {
@@ -331,20 +460,42 @@ pub fn parse_taken(result: Option<&str>) -> Result<Taken, String> {
             crate::text::truncate(text, 200, "…")
         )
     })?;
-    let blocked = wire
-        .blocked
-        .into_iter()
-        .map(|b| BlockedRequest {
-            method: b.method,
-            url: crate::text::truncate(&b.url, MAX_URL_CHARS, "").into_owned(),
-            why: b.why,
-            navigation: b.navigation,
-        })
-        .collect();
+    let url = |u: &str| crate::text::truncate(u, MAX_URL_CHARS, "").into_owned();
     Ok(Taken {
         fresh: wire.fresh,
-        blocked,
+        stopped: wire
+            .stopped
+            .into_iter()
+            .map(|b| BlockedRequest {
+                method: b.method,
+                url: url(&b.url),
+                why: b.why,
+                navigation: b.navigation,
+            })
+            .collect(),
+        held: wire
+            .held
+            .into_iter()
+            .map(|h| HeldRequest {
+                id: h.id,
+                method: h.method,
+                url: url(&h.url),
+                why: h.why,
+                navigation: h.navigation,
+                body: crate::text::truncate(&h.body, MAX_BODY_CHARS, "…").into_owned(),
+            })
+            .collect(),
+        released: wire
+            .released
+            .into_iter()
+            .map(|r| ReleasedRequest {
+                method: r.method,
+                url: url(&r.url),
+                navigation: r.navigation,
+            })
+            .collect(),
         dropped: wire.dropped,
+        decided: wire.decided,
     })
 }
 
@@ -403,22 +554,27 @@ mod tests {
 
     #[test]
     fn results_table() {
-        let full = r#"{"fresh":false,"blocked":[
-            {"method":"POST","url":"http://127.0.0.1:1/commit.html","why":"a form submission","navigation":true},
-            {"method":"GET","url":"http://127.0.0.1:1/x","why":"a navigation","navigation":true}],"dropped":3}"#;
+        let full = r#"{"fresh":false,
+            "stopped":[{"method":"POST","url":"http://elsewhere.test/x","why":"a POST request to another site","navigation":false}],
+            "held":[{"id":4,"method":"POST","url":"http://127.0.0.1:1/commit.html","why":"a form submission to the service","navigation":true,"body":"end=now"}],
+            "released":[{"method":"POST","url":"http://127.0.0.1:1/finish","navigation":true}],
+            "dropped":3}"#;
         let taken = parse_taken(Some(full)).unwrap();
         assert!(!taken.fresh);
         assert_eq!(taken.dropped, 3);
+        assert_eq!(taken.stopped[0].why, "a POST request to another site");
         assert_eq!(
-            taken.blocked[0],
-            BlockedRequest {
+            taken.held[0],
+            HeldRequest {
+                id: 4,
                 method: "POST".into(),
                 url: "http://127.0.0.1:1/commit.html".into(),
-                why: "a form submission".into(),
-                navigation: true
+                why: "a form submission to the service".into(),
+                navigation: true,
+                body: "end=now".into(),
             }
         );
-        assert_eq!(taken.blocked[1].why, "a navigation");
+        assert_eq!(taken.released[0].url, "http://127.0.0.1:1/finish");
         assert_eq!(
             parse_taken(Some(" {\"fresh\":true}\n")).unwrap(),
             Taken {
@@ -426,13 +582,20 @@ mod tests {
                 ..Taken::default()
             }
         );
+        assert!(
+            parse_taken(Some(r#"{"fresh":false,"decided":true,"status":200}"#))
+                .unwrap()
+                .decided
+        );
         let long = format!(
-            r#"{{"fresh":false,"blocked":[{{"method":"GET","url":"{}","why":"w"}}]}}"#,
-            "u".repeat(MAX_URL_CHARS + 10)
+            r#"{{"fresh":false,"held":[{{"id":1,"method":"GET","url":"{}","why":"w","body":"{}"}}]}}"#,
+            "u".repeat(MAX_URL_CHARS + 10),
+            "b".repeat(MAX_BODY_CHARS + 10)
         );
         let taken = parse_taken(Some(&long)).unwrap();
-        assert_eq!(taken.blocked[0].url.chars().count(), MAX_URL_CHARS);
-        assert!(!taken.blocked[0].navigation);
+        assert_eq!(taken.held[0].url.chars().count(), MAX_URL_CHARS);
+        assert!(taken.held[0].body.chars().count() <= MAX_BODY_CHARS + 1);
+        assert!(!taken.held[0].navigation);
         for bad in [
             None,
             Some(""),
@@ -452,12 +615,19 @@ mod tests {
             origins: vec!["https://www.netflix.com:443".into()],
             commit_requests: vec![("post".into(), "*/api/cancel*".into())],
             commit_urls: vec!["*/commit.html?x".into()],
+            commit_words: vec!["cancel".into()],
+            harmless: vec![Harmless {
+                step: 2,
+                method: "post".into(),
+                host: "www.netflix.com".into(),
+                path: "/survey*".into(),
+            }],
         };
         let code = mode_code(
             &rules,
             GuardMode::Guarded {
-                block_posts: false,
-                block_navigations: true,
+                hold_navigations: true,
+                step: Some(2),
             },
         );
         assert!(code.starts_with("async (page) =>"), "{code}");
@@ -466,18 +636,25 @@ mod tests {
             "/*OP*/",
             "/*KEEP*/",
             "/*URL_CHARS*/",
+            "/*BODY_CHARS*/",
+            "/*WAIT_MS*/",
             "/*MARK*/",
         ] {
             assert!(!code.contains(placeholder), "{placeholder} left in");
         }
-        assert!(code.contains(r#"{"mode":{"navs":true,"open":false,"posts":false},"op":"mode"}"#));
+        assert!(code.contains(
+            r#"{"mode":{"action":"","approved":false,"navs":true,"step":2},"op":"mode"}"#
+        ));
         assert!(code.contains(r#""method":"POST","regex":"^.*/api/cancel.*$""#));
         assert!(code.contains(r#""regex":"^.*/commit\\.html\\?x$""#));
+        assert!(code.contains(r#""harmless":[{"host":"www.netflix.com","method":"POST","regex":"^/survey.*$","step":2}]"#));
         assert!(code.contains("the plugin's commit pattern POST */api/cancel*"));
         assert!(code.contains(&format!("const KEEP = {MAX_BLOCKED_KEPT};")));
         assert!(code.contains(&format!("const MARK = \"{ANSWER_MARK}\";")));
-        assert!(install_code(&rules).contains(r#""posts":true"#));
         assert!(install_code(&rules).contains(r#""op":"install""#));
-        assert!(take_code(&rules, GuardMode::Open).contains(r#""open":true"#));
+        assert!(
+            take_code(&rules, GuardMode::Approved { turn: 3 })
+                .contains(r#""action":"turn 3","approved":true"#)
+        );
     }
 }

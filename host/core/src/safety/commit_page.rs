@@ -1,9 +1,16 @@
-//! The commit-page rule. A page on which any element would need a yes by
-//! itself — or whose title, headings or address say it commits — is a commit
-//! page, and there every state-changing action needs a yes: typing, keys,
-//! selects and fills, not only the click on the final button. The one
-//! exception is a choice the plugin's plan names as not irreversible, such as
-//! a survey answer.
+//! The commit-page rule. A page that offers the step that commits — an
+//! element whose words say it is the final step, the plan's irreversible
+//! step, one the plugin asks about — or whose title, headings or address say
+//! it commits, is a commit page, and there every state-changing action needs
+//! a yes: typing, keys, selects and fills, and following a link away, not
+//! only the click on the final button. The one exception is a choice the
+//! plugin's plan names as not irreversible, such as a survey answer (what it
+//! sends is still held by the guard).
+//!
+//! Words that only open the flow ("Cancel membership", "Continue to cancel")
+//! ask nothing by themselves: what such a step sends is held by the network
+//! guard and put to the person at the effect. Words that change what the
+//! person pays (pause, switch plan, accept an offer) ask before the action.
 
 use serde::Serialize;
 
@@ -39,6 +46,11 @@ pub struct CommitPage {
     /// or the page itself.
     pub because_of: String,
     pub reason: String,
+    /// The page offers the final step itself (its words, the plan's
+    /// irreversible step), rather than something the plugin asks about:
+    /// only then are navigations away from it held by the guard.
+    #[serde(default)]
+    pub final_step: bool,
 }
 
 /// The page's own words: its title and headings, as the floor reads them.
@@ -60,6 +72,19 @@ pub fn is_actionable(element: &Element) -> bool {
 /// are shown apart, under its name (see `ApprovalRequest::plugin_says`).
 pub const PLUGIN_ASKS: &str = "the service's plugin asks before this action";
 
+/// Why acting on an element needs a yes by itself.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Why {
+    /// The plan's irreversible step.
+    Irreversible,
+    /// Its words say it is the final step.
+    Strong,
+    /// Its words say it changes what the person pays.
+    BillingChange,
+    /// The plugin asks, or could not answer.
+    Plugin,
+}
+
 /// Why acting on `element` needs a yes by itself (the commit-page rule
 /// aside), or `None`. `extra` holds words the action carries: text typed, an
 /// option chosen.
@@ -71,9 +96,23 @@ pub fn element_needs_yes(
     plan_knowledge: PlanKnowledge<'_>,
     plugin: &PluginAnswer,
 ) -> Option<String> {
+    judge_element(element, dom, extra, page, plan_knowledge, plugin).map(|(_, reason)| reason)
+}
+
+fn judge_element(
+    element: &Element,
+    dom: Option<&ElementFacts>,
+    extra: &[&str],
+    page: &Snapshot,
+    plan_knowledge: PlanKnowledge<'_>,
+    plugin: &PluginAnswer,
+) -> Option<(Why, String)> {
     let mark = plan::mark(plan_knowledge, element, dom);
     if mark == PlanMark::Irreversible {
-        return Some("the plugin's plan marks this step as irreversible".into());
+        return Some((
+            Why::Irreversible,
+            "the plugin's plan marks this step as irreversible".into(),
+        ));
     }
     let mut texts = vec![element.name.as_str()];
     if let Some(dom) = dom {
@@ -83,22 +122,30 @@ pub fn element_needs_yes(
     let heads = headings(page);
     let judged = floor::judge_each(&texts, &page.title, &heads, &page.url);
     if let Some(sign) = &judged.target {
-        let exempt = mark == PlanMark::NotIrreversible && sign.strength != Strength::Strong;
-        if !exempt {
-            let said = said_by(&texts, sign.strength);
-            return Some(match sign.strength {
-                Strength::Strong => format!("\"{said}\" reads as the step that commits"),
-                Strength::BillingChange => {
-                    format!("\"{said}\" changes what you pay, which is not what you asked for")
-                }
-                Strength::Weak => format!("\"{said}\" may commit the cancellation"),
-            });
+        let said = said_by(&texts, sign.strength);
+        match sign.strength {
+            Strength::Strong => {
+                return Some((
+                    Why::Strong,
+                    format!("\"{said}\" reads as the step that commits"),
+                ));
+            }
+            Strength::BillingChange if mark != PlanMark::NotIrreversible => {
+                return Some((
+                    Why::BillingChange,
+                    format!("\"{said}\" changes what you pay, which is not what you asked for"),
+                ));
+            }
+            // A weak sign only opens the flow: what the step sends, if
+            // anything, the guard holds for the person.
+            Strength::BillingChange | Strength::Weak => {}
         }
     }
     match plugin {
-        PluginAnswer::Ask(_) => Some(PLUGIN_ASKS.into()),
-        PluginAnswer::Failed(why) => Some(format!(
-            "the service plugin could not judge it ({why}), so asking to be safe"
+        PluginAnswer::Ask(_) => Some((Why::Plugin, PLUGIN_ASKS.into())),
+        PluginAnswer::Failed(why) => Some((
+            Why::Plugin,
+            format!("the service plugin could not judge it ({why}), so asking to be safe"),
         )),
         PluginAnswer::NoObjection | PluginAnswer::NotAsked => None,
     }
@@ -143,18 +190,24 @@ pub fn commit_page(
         return Some(CommitPage {
             because_of: "the page itself".into(),
             reason: format!("{words} reads as the step that commits"),
+            final_step: true,
         });
     }
+    // A billing change on the page (an offer's "Accept") asks before it is
+    // pressed, but does not make the page the one that commits.
     page.elements
         .iter()
         .enumerate()
         .filter(|(_, e)| is_actionable(e))
         .find_map(|(i, e)| {
             let answer = plugin.get(i).unwrap_or(&PluginAnswer::NotAsked);
-            element_needs_yes(e, None, &[], page, plan_knowledge, answer).map(|reason| CommitPage {
-                because_of: format!("{} \"{}\"", e.role, e.name),
-                reason,
-            })
+            judge_element(e, None, &[], page, plan_knowledge, answer)
+                .filter(|(why, _)| *why != Why::BillingChange)
+                .map(|(why, reason)| CommitPage {
+                    because_of: format!("{} \"{}\"", e.role, e.name),
+                    reason,
+                    final_step: matches!(why, Why::Strong | Why::Irreversible),
+                })
         })
 }
 
@@ -175,6 +228,7 @@ pub fn final_step_offered(
                 return Some(CommitPage {
                     because_of: format!("{} \"{}\"", e.role, e.name),
                     reason: "the plugin's plan marks it as the irreversible step".into(),
+                    final_step: true,
                 });
             }
             let judged = floor::judge_each(&[e.name.as_str()], &page.title, &heads, &page.url);
@@ -184,6 +238,7 @@ pub fn final_step_offered(
                 .map(|_| CommitPage {
                     because_of: format!("{} \"{}\"", e.role, e.name),
                     reason: "it reads as the step that commits".into(),
+                    final_step: true,
                 })
         })
 }
@@ -255,10 +310,10 @@ mod tests {
                 false,
             ),
             (
-                "the same page without a marked plan: the weak sign counts",
+                "the same page without a marked plan: a weak sign only opens the flow",
                 page("Account", vec![el("button", "Cancel Membership")]),
                 PlanKnowledge::None,
-                true,
+                false,
             ),
             (
                 "a final button",
@@ -267,7 +322,7 @@ mod tests {
                 true,
             ),
             (
-                "a retention offer is a billing change",
+                "a retention offer asks before its accept, but does not commit the page",
                 page(
                     "Before you go",
                     vec![
@@ -276,7 +331,7 @@ mod tests {
                     ],
                 ),
                 marked,
-                true,
+                false,
             ),
             (
                 "a survey",

@@ -30,8 +30,8 @@ pub(crate) use fold::words;
 pub(crate) use matcher::Pattern;
 use matcher::{compile, find_first};
 use phrases::{
-    BILLING_CHANGE, GO_AHEAD, INFORMATIONAL, RETREATS, STRONG, STRONG_URL_WORDS,
-    STRONG_WHOLE_TARGET, WEAK,
+    BILLING_CHANGE, GO_AHEAD, INFORMATIONAL, REQUEST_COMMIT_STEMS, RETREATS, STRONG,
+    STRONG_URL_WORDS, STRONG_WHOLE_TARGET, WEAK,
 };
 
 /// How strongly some text says "this commits something irreversible".
@@ -110,6 +110,15 @@ static TABLES: LazyLock<Tables> = LazyLock::new(|| Tables {
     weak: compile(WEAK),
     go_ahead: compile(GO_AHEAD),
 });
+
+/// The regexes of the stems that make a request's URL or body read as a
+/// commit, for the network guard (`browser::guard::GuardRules::commit_words`).
+pub fn url_commit_words() -> Vec<String> {
+    REQUEST_COMMIT_STEMS
+        .iter()
+        .map(|s| (*s).to_owned())
+        .collect()
+}
 
 /// The strongest sign in one piece of text (an element's accessible name or
 /// visible text, a heading, a title).

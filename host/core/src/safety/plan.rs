@@ -1,8 +1,10 @@
 //! What a plugin's plan says about one element: the one way a plugin can
-//! make the host ask less. A step the plan marks irreversible always needs a
-//! yes; a step it marks as not irreversible lets the host skip the weak signs
-//! of the floor and the commit-page rule for that step's elements. Never the
-//! strong signs, never the network guard.
+//! make the host ask less before an action. A step the plan marks
+//! irreversible always needs a yes; a step it marks as not irreversible lets
+//! the host skip the commit-page rule for that step's elements. Never the
+//! strong signs, and never the network guard: whatever such a step sends is
+//! held and put to the person, but for the harmless requests the plugin
+//! declares for that very step (API 0.4.0), on a page that does not commit.
 
 use serde::Serialize;
 
@@ -59,6 +61,27 @@ pub fn mark(plan: PlanKnowledge<'_>, element: &Element, dom: Option<&ElementFact
     } else {
         PlanMark::Unnamed
     }
+}
+
+/// The index of the first step, not marked irreversible, that names
+/// `element` — the step whose harmless requests (API 0.4.0) may pass while
+/// it runs. `None` when the element is no such step's, or is also an
+/// irreversible step's.
+pub fn step_of(
+    plan: PlanKnowledge<'_>,
+    element: &Element,
+    dom: Option<&ElementFacts>,
+) -> Option<u32> {
+    let PlanKnowledge::Marked(steps) = plan else {
+        return None;
+    };
+    if mark(plan, element, dom) != PlanMark::NotIrreversible {
+        return None;
+    }
+    steps
+        .iter()
+        .position(|s| !s.irreversible && s.targets.iter().any(|h| h.matches(element)))
+        .and_then(|i| u32::try_from(i).ok())
 }
 
 #[cfg(test)]

@@ -78,6 +78,8 @@ const DEFINITE: &[&str] = &[
 const NEGATIONS: &[&str] = &[
     "not",
     "never",
+    "nothing",
+    "none",
     "cannot",
     "can't",
     "couldn't",
@@ -140,6 +142,54 @@ const FAILURES_AFTER: &[&str] = &[
 const HEDGES: &[&str] = &[
     "if", "once", "when", "unless", "before", "after", "wenn", "sobald", "zodra",
 ];
+
+/// Words after a claim, in its clause, that make it a condition or a
+/// promise of what continuing will do ("has been cancelled *only after you*
+/// confirm", "will be cancelled *if* you continue"): it then affirms
+/// nothing.
+const CONDITIONS_AFTER: &[&str] = &[
+    "if",
+    "when you",
+    "once you",
+    "after you",
+    "only after",
+    "only when",
+    "only if",
+    "unless",
+    "as soon as you",
+    "wenn",
+    "sobald",
+    "nachdem",
+    "si",
+    "lorsque",
+    "quand vous",
+    "une fois",
+    "cuando",
+    "una vez",
+    "se",
+    "quando",
+    "dopo che",
+    "als",
+    "zodra",
+    "jeśli",
+    "jeżeli",
+    "gdy",
+    "om",
+    "när",
+    "hvis",
+    "når",
+    "jos",
+    "kun",
+    "pokud",
+    "když",
+    "eğer",
+    "если",
+    "когда",
+    "после того",
+];
+
+/// Words after a claim read for a condition.
+const CONDITION_WORDS_MAX: usize = 6;
 
 /// Words that end the reach of a negation: "you won't be charged *after*
 /// your membership ends on March 3" does not negate the end date.
@@ -233,6 +283,7 @@ struct Tables {
     negations: Vec<Pattern>,
     failures_after: Vec<Pattern>,
     hedges: Vec<Pattern>,
+    conditions_after: Vec<Pattern>,
     scope_breaks: Vec<Pattern>,
     /// Each topic, with the topic and a failure read together: a part that
     /// names no topic is not read further.
@@ -267,6 +318,7 @@ static TABLES: LazyLock<Tables> = LazyLock::new(|| {
         negations: compile(NEGATIONS),
         failures_after: after,
         hedges: compile(HEDGES),
+        conditions_after: compile(CONDITIONS_AFTER),
         scope_breaks: compile(SCOPE_BREAKS),
         failures,
     }
@@ -330,6 +382,9 @@ fn claims(
                     negation,
                 });
             }
+            if conditioned(tables, tokens, end) {
+                continue;
+            }
             affirmed.push((pattern.phrase, *is_definite));
         }
     }
@@ -355,6 +410,12 @@ fn failure(tables: &Tables, tokens: &[String]) -> Option<Claim> {
                 negation,
             })
         })
+}
+
+/// Whether a condition follows the claim that ends at `end` in its clause.
+fn conditioned(tables: &Tables, tokens: &[String], end: usize) -> bool {
+    let after = tokens.get(end..tokens.len().min(end + CONDITION_WORDS_MAX));
+    has(&tables.conditions_after, after.unwrap_or_default())
 }
 
 /// Whether what starts at `start` is a condition ("once cancelled", "if we

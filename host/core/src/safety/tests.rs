@@ -122,6 +122,8 @@ fn decision_table() {
     let dropdown_dom = shows("Friends");
     let survey = el("radio", "Too expensive");
     let survey_dom = shows("Too expensive");
+    let continue_link = el("link", "Continue to cancel");
+    let continue_dom = shows("Continue to cancel");
     let base = |t, d| click(&o, &account, t, d, &steps);
     let commit_urls = ["*/commit*".to_owned()];
     let to_commit = ElementFacts {
@@ -131,6 +133,7 @@ fn decision_table() {
     let commits = CommitPage {
         because_of: "button \"Finish Cancellation\"".into(),
         reason: "final".into(),
+        final_step: true,
     };
     let cases: Vec<(&str, Facts, Policy, &str)> = vec![
         (
@@ -171,13 +174,19 @@ fn decision_table() {
         ),
         ("facts unread", base(Some(&help), None), ON, "ask"),
         (
-            "no marked plan: the weak first step asks",
+            "no marked plan: a weak first step only opens the flow (the guard holds what it sends)",
             Facts {
                 plan: PlanKnowledge::None,
                 ..base(Some(&cancel), Some(&cancel_dom))
             },
             ON,
-            "ask",
+            "proceed",
+        ),
+        (
+            "a weak step the plan does not name, as a link",
+            base(Some(&continue_link), Some(&continue_dom)),
+            ON,
+            "proceed",
         ),
         (
             "plugin asks",
@@ -462,6 +471,7 @@ fn a_dismissal_on_a_commit_page_stays_in_place_or_asks() {
     let commits = CommitPage {
         because_of: "button \"Finish Cancellation\"".into(),
         reason: "final".into(),
+        final_step: true,
     };
     let close = el("button", "Close");
     let plain = shows("Close");
@@ -508,8 +518,8 @@ fn a_dismissal_on_a_commit_page_stays_in_place_or_asks() {
             assert_eq!(
                 unapproved_guard(&facts),
                 GuardMode::Guarded {
-                    block_posts: true,
-                    block_navigations: true
+                    hold_navigations: true,
+                    step: None
                 },
                 "{what}"
             );
@@ -517,8 +527,13 @@ fn a_dismissal_on_a_commit_page_stays_in_place_or_asks() {
     }
 }
 
+/// The plan never relaxes the guard (it once did: a survey step's
+/// exemption let its form post the cancellation unasked). Whatever a step the
+/// plan names sends is held for the person; only the step's own declared
+/// harmless requests may pass (`step`), and never on a page that commits,
+/// where navigations are held too.
 #[test]
-fn the_guard_follows_the_same_plan_exemption_as_the_decision() {
+fn the_plan_never_relaxes_the_guard() {
     let o = origins();
     let steps = plan();
     let p = page(SITE, vec![]);
@@ -527,14 +542,15 @@ fn the_guard_follows_the_same_plan_exemption_as_the_decision() {
     let commits = CommitPage {
         because_of: "button \"Finish Cancellation\"".into(),
         reason: "final".into(),
+        final_step: true,
     };
     let cases = [
-        (&survey, None, false, false),
-        (&survey, Some(&commits), false, false),
-        (&help, None, true, false),
-        (&help, Some(&commits), true, true),
+        (&survey, None, false, Some(0)),
+        (&survey, Some(&commits), true, None),
+        (&help, None, false, None),
+        (&help, Some(&commits), true, None),
     ];
-    for (target, commit_page, posts, navigations) in cases {
+    for (target, commit_page, navigations, step) in cases {
         let facts = Facts {
             commit_page,
             ..click(&o, &p, Some(target), None, &steps)
@@ -542,8 +558,8 @@ fn the_guard_follows_the_same_plan_exemption_as_the_decision() {
         assert_eq!(
             unapproved_guard(&facts),
             GuardMode::Guarded {
-                block_posts: posts,
-                block_navigations: navigations
+                hold_navigations: navigations,
+                step
             },
             "{} {:?}",
             target.name,

@@ -1,8 +1,14 @@
-//! Verification the page cannot fool. Success needs all of: an approved
-//! action that needed a yes earlier in this run; no element on the page that
-//! would still need one; success words in the visible text, not negated; and
-//! the plugin's own verdict. Without an approved action the only success is
-//! "already cancelled", and only when the plugin positively recognises it.
+//! Verification the page cannot fool. Success needs all of: evidence that a
+//! yes reached the service (a state-changing request released by a yes in
+//! this run, or, for a flow that commits by navigation, the approved final
+//! step); no element on the page that would still need a yes; and a
+//! confirmation a person can see that says, unconditionally and not in the
+//! future, that it is cancelled (the visible text is read from the DOM:
+//! `browser::sight`); then the plugin's verdict — its failure always wins,
+//! and where it answers "unknown" on a page in a language it does not read,
+//! the host's own reader decides. A confirmation with no evidence is an
+//! unverified change: something says it is cancelled, but nothing this run
+//! sent with a yes can have done it.
 
 use serde::Serialize;
 
@@ -18,15 +24,37 @@ pub enum Verification {
     Verified,
     /// Cancelled before this run did anything; nothing was done.
     AlreadyCancelled,
+    /// The page says it is cancelled, but no request this run let through
+    /// with a yes can have done it.
+    UnverifiedChange(String),
     NotVerified(String),
 }
 
-/// Judges a success claim on the page as it is now. `visible` is the page's
-/// visible text; `still_commits` says why the page is still a commit page.
+/// What this run did that could have cancelled anything.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Evidence {
+    /// State-changing requests a yes let through.
+    pub released: usize,
+    /// The final step (a strong sign, the plan's irreversible step, a commit
+    /// pattern) was approved and ran: a flow that commits by navigation.
+    pub final_step_approved: bool,
+}
+
+impl Evidence {
+    pub fn any(self) -> bool {
+        self.released > 0 || self.final_step_approved
+    }
+}
+
+/// Judges a success claim on the page as it is now. `visible` is what a
+/// person can see of the page; `host_reads` says the plugin does not read
+/// the page's language, so that its "unknown" leaves the decision to the
+/// host's reader; `still_commits` says why the page is still a commit page.
 pub fn judge_success(
     plugin: &Verdict,
     visible: &str,
-    approved_commit: bool,
+    evidence: Evidence,
+    host_reads: bool,
     still_commits: Option<&CommitPage>,
 ) -> Verification {
     if let Some(page) = still_commits {
@@ -41,25 +69,38 @@ pub fn judge_success(
             "the page says the cancellation did not happen (\"{negation}\" … \"{phrase}\")"
         ));
     }
-    if !approved_commit {
-        return match plugin {
-            Verdict::AlreadyCancelled if claim != Claim::Absent => Verification::AlreadyCancelled,
+    if let Verdict::Failure(why) = plugin {
+        return Verification::NotVerified(why.clone());
+    }
+    let definite = matches!(claim, Claim::Affirmed(phrase) if !success::is_end_date_only(phrase));
+    if !evidence.any() {
+        return match (plugin, definite) {
+            (Verdict::AlreadyCancelled, _) if claim != Claim::Absent => {
+                Verification::AlreadyCancelled
+            }
+            (_, true) => Verification::UnverifiedChange(
+                "the page says it is cancelled, but no request that could cancel it left with your yes in this run"
+                    .into(),
+            ),
             _ => Verification::NotVerified(
-                "no step that commits the cancellation was approved in this run".into(),
+                "no request that commits the cancellation was let through with a yes in this run"
+                    .into(),
             ),
         };
     }
-    if claim == Claim::Absent {
+    if !definite {
         return Verification::NotVerified(
-            "the page's visible text does not say the subscription is cancelled".into(),
+            "the page's visible text does not say, without a condition, that the subscription is cancelled"
+                .into(),
         );
     }
     match plugin {
         Verdict::Success | Verdict::AlreadyCancelled => Verification::Verified,
-        Verdict::Failure(why) => Verification::NotVerified(why.clone()),
+        Verdict::Unknown if host_reads => Verification::Verified,
         Verdict::Unknown => {
             Verification::NotVerified("the service plugin does not see success here".into())
         }
+        Verdict::Failure(why) => Verification::NotVerified(why.clone()),
     }
 }
 
@@ -74,6 +115,7 @@ mod tests {
         match v {
             Verification::Verified => "verified",
             Verification::AlreadyCancelled => "already",
+            Verification::UnverifiedChange(_) => "unverified",
             Verification::NotVerified(_) => "not",
         }
     }
@@ -83,6 +125,7 @@ mod tests {
         let commits = CommitPage {
             because_of: "button \"Finish Cancellation\"".into(),
             reason: "it says finish cancellation".into(),
+            final_step: true,
         };
         /// Name, plugin verdict, visible text, approved, final step offered, outcome.
         type Case<'a> = (
@@ -96,10 +139,34 @@ mod tests {
         let cases: Vec<Case> = vec![
             ("all three", Verdict::Success, DONE, true, None, "verified"),
             (
-                "no approved step",
+                "no request released: a change nothing of this run made",
                 Verdict::Success,
                 DONE,
                 false,
+                None,
+                "unverified",
+            ),
+            (
+                "no request released, no words",
+                Verdict::Success,
+                "Review your cancellation",
+                false,
+                None,
+                "not",
+            ),
+            (
+                "future: what continuing will do",
+                Verdict::Success,
+                "Your membership will be cancelled when you continue.",
+                true,
+                None,
+                "not",
+            ),
+            (
+                "conditional",
+                Verdict::Success,
+                "Your subscription has been cancelled only after you confirm below.",
+                true,
                 None,
                 "not",
             ),
@@ -153,11 +220,54 @@ mod tests {
             ),
         ];
         for (name, verdict, text, approved, page, want) in cases {
+            let evidence = Evidence {
+                released: usize::from(approved),
+                final_step_approved: false,
+            };
             assert_eq!(
-                kind(&judge_success(&verdict, text, approved, page)),
+                kind(&judge_success(&verdict, text, evidence, false, page)),
                 want,
                 "{name}"
             );
         }
+    }
+
+    /// Where the plugin does not read the page's language, its "unknown"
+    /// leaves the decision to the host's reader; its failure always wins.
+    #[test]
+    fn the_host_reads_where_the_plugin_cannot() {
+        let done_de = "Deine Mitgliedschaft wurde gekündigt.";
+        let evidence = Evidence {
+            released: 1,
+            final_step_approved: false,
+        };
+        let cases = [
+            (Verdict::Unknown, true, "verified"),
+            (Verdict::Unknown, false, "not"),
+            (Verdict::Failure("billed elsewhere".into()), true, "not"),
+        ];
+        for (verdict, host_reads, want) in cases {
+            assert_eq!(
+                kind(&judge_success(
+                    &verdict, done_de, evidence, host_reads, None
+                )),
+                want,
+                "{verdict:?} {host_reads}"
+            );
+        }
+        let navigated = Evidence {
+            released: 0,
+            final_step_approved: true,
+        };
+        assert_eq!(
+            kind(&judge_success(
+                &Verdict::Success,
+                DONE,
+                navigated,
+                false,
+                None
+            )),
+            "verified"
+        );
     }
 }

@@ -242,3 +242,46 @@ pub(super) const GO_AHEAD: &[&str] = &[
     "doorgaan",
     "volgende",
 ];
+
+/// Stems that make a request to another site read as a commit when they
+/// appear in its URL or body (the service's API host, a billing provider):
+/// such a request is held for the person instead of stopped. Matched as
+/// case-insensitive substrings of the decoded URL and body, in the regex
+/// syntax JavaScript and the `regex` crate share.
+pub(super) const REQUEST_COMMIT_STEMS: &[&str] = &[
+    "cancel",
+    "unsubscri",
+    "terminat",
+    "deactivat",
+    "downgrad",
+    "pause",
+    "churn",
+    "end[-_ ]?subscription",
+    "end[-_ ]?membership",
+    "kündig",
+    "kuendig",
+    "résili",
+    "resili",
+    "annul",
+    "cancela",
+    "disdett",
+    "opzeg",
+    "anulu",
+    "avslut",
+    "uppsäg",
+    "opsig",
+    "oppsig",
+    "irtisano",
+    "zruš",
+    "iptal",
+    "отмен",
+    "отпис",
+    "解約",
+    "退会",
+    "取消",
+    "退订",
+    "해지",
+    "취소",
+    "إلغاء",
+    "ביטול",
+];
