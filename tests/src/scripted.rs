@@ -77,6 +77,7 @@ pub fn cancel_netflix(
     command
         .args(["cancel", "netflix", "--start-url", site, "--tools", tools])
         .args(["--headless", "--isolated", "--model", "claude-opus-4-6"])
+        .arg("--model-drives")
         .env("ANTHROPIC_API_KEY", SCRIPTED_ANTHROPIC_KEY)
         .env("ANTHROPIC_BASE_URL", model.anthropic_base_url());
     command

@@ -6,6 +6,7 @@
 mod suite {
     mod attach;
     mod batch;
+    mod bench;
     mod browser;
     mod cancel_model;
     mod cancel_offline;
@@ -17,6 +18,7 @@ mod suite {
     mod llm;
     mod mcp;
     mod origins;
+    mod plan_first;
     mod plugin_cache;
     mod record;
     mod robust;

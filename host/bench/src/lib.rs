@@ -40,6 +40,6 @@ pub use flow::{
     StepAction, Trap, Trick, Truth, Unwanted,
 };
 pub use log::{LoggedRequest, RequestKind};
-pub use report::{FlowMeta, RunRecord, Scorecard, Totals, scorecard};
+pub use report::{FlowMeta, RunRecord, Scorecard, StepCounts, Totals, scorecard};
 pub use score::{Answer, Claim, PassKind, RunFacts, Verdict, score};
 pub use site::{BenchSite, Origins};

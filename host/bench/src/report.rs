@@ -53,6 +53,25 @@ pub struct RunRecord {
     pub wall_ms: Option<u64>,
     /// Which agent drove it: "plan", "model:<name>", "mcp-client"…
     pub driver: String,
+    /// Who took the run's browser steps, where the agent says (an outside
+    /// agent through `bench serve` does not).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub steps: Option<StepCounts>,
+    /// Requests sent to the model, and their characters (system prompt and
+    /// tool schemas included), where a model was asked at all.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub model_requests: Option<u32>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub request_chars: Option<u64>,
+}
+
+/// Browser steps by who proposed them: the plugin's plan, the remembered
+/// path, or the model.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct StepCounts {
+    pub plan: u32,
+    pub remembered: u32,
+    pub model: u32,
 }
 
 /// The sums for one set of runs.

@@ -61,6 +61,11 @@ pub struct BenchArgs {
     #[arg(long)]
     pub replay: bool,
 
+    /// The model takes every step (the plan only a hint), as under
+    /// `subterminator cancel --model-drives`.
+    #[arg(long)]
+    pub model_drives: bool,
+
     /// Runs at once; each is a browser of its own.
     #[arg(long, default_value_t = DEFAULT_JOBS)]
     pub jobs: usize,
@@ -215,6 +220,7 @@ fn spec(args: &BenchArgs) -> SessionSpec {
         vision: false,
         dismiss_overlays: true,
         replay: args.replay,
+        model_drives: args.model_drives,
         browser: None,
         attach: None,
         isolated: true,

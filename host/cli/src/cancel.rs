@@ -103,6 +103,12 @@ pub struct RunArgs {
     #[arg(long)]
     pub replay: bool,
 
+    /// Let the model take every step, the plugin's plan only a hint to it.
+    /// By default the plan (or the path remembered) takes each step it finds
+    /// on the page, at no token cost, and the model only the others.
+    #[arg(long)]
+    pub model_drives: bool,
+
     /// Attach to a browser that already runs instead of starting one (your
     /// Chrome with --remote-debugging-port, or a grid); a context of its own.
     #[arg(long, value_name = "URL")]
@@ -136,6 +142,7 @@ impl RunArgs {
             vision: self.vision,
             dismiss_overlays: config.agent.dismiss_overlays.unwrap_or(true),
             replay: self.replay,
+            model_drives: self.model_drives,
             browser: self.browser.clone(),
             attach: session::attach(self.cdp_endpoint.as_deref(), &config.browser)?,
             isolated: false,

@@ -124,6 +124,7 @@ impl McpArgs {
             vision: false,
             dismiss_overlays: config.agent.dismiss_overlays.unwrap_or(true),
             replay: false,
+            model_drives: false,
             browser: self.browser.clone(),
             attach,
             isolated: self.isolated,

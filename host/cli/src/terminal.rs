@@ -297,10 +297,12 @@ impl Terminal {
                 ..
             } => say!("{dim}  ↳ dismissed {}: {button}{dim:#}", kind.describe()),
             Event::HandedOver {
-                replayed, why, to, ..
-            } => say!(
-                "{dim}  ↳ replayed {replayed} remembered step(s); {why}: {to} takes over{dim:#}"
-            ),
+                from,
+                replayed,
+                why,
+                to,
+                ..
+            } => say!("{dim}  ↳ {from} took {replayed} step(s); {why}: {to} takes over{dim:#}"),
             Event::ModelReply { .. }
             | Event::Overlay { .. }
             | Event::Recovered { .. }

@@ -33,7 +33,9 @@ const FLAGS: &[(&str, &[&str], &[&str])] = &[
             "json",
             "verbose",
         ],
-        &[],
+        // Plan-first is the default; handing every step to the model is
+        // for measuring, as `bench --model-drives` shows.
+        &["model-drives"],
     ),
     (
         "demo",
@@ -56,7 +58,7 @@ const FLAGS: &[(&str, &[&str], &[&str])] = &[
             "cdp-endpoint",
         ],
         // The demo is there to show the checkpoints.
-        &["no-checkpoint"],
+        &["no-checkpoint", "model-drives"],
     ),
     ("login", &["browser"], &["json", "verbose"]),
     (
@@ -114,6 +116,27 @@ const FLAGS: &[(&str, &[&str], &[&str])] = &[
     ("plugin list", &["json"], &["verbose"]),
     ("plugin info", &["json"], &["verbose"]),
     ("plugin remove", &[], &["json", "verbose"]),
+    (
+        "bench",
+        &[
+            "model", "jobs", "language", "trick", "split", "json", "list",
+        ],
+        &[
+            "base-url",
+            "replay",
+            "model-drives",
+            "tools",
+            "flow",
+            "shape",
+            "service",
+            "yes-pass-only",
+            "html",
+            "yes",
+            "max-cost",
+            "verbose",
+        ],
+    ),
+    ("bench serve", &["addr"], &["json", "verbose"]),
 ];
 
 /// The widest example line: clap wraps help at 100 columns at most, and a

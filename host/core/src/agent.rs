@@ -30,6 +30,7 @@ pub mod offline;
 mod overlays;
 mod passwords;
 mod pipeline;
+mod plan_first;
 mod prompt;
 mod question;
 mod recover;
@@ -56,7 +57,7 @@ pub use events::Event;
 pub use image::MAX_MODEL_IMAGE_BYTES;
 pub use offline::OfflinePolicy;
 pub use reporter::Reporter;
-pub use result::{TaskReason, TaskResult, TimeSplit, Tokens};
+pub use result::{Asked, StepsBy, TaskReason, TaskResult, TimeSplit, Tokens};
 pub use toolset::{ModelScreenshot, Toolset, compact::CompactToolset, full::FullToolset};
 pub use turn::Turn;
 pub use virtual_tools::{COMPLETE_TASK, REQUEST_HUMAN_APPROVAL};
@@ -99,6 +100,10 @@ pub struct RunOptions {
     /// `--replay`: follow the remembered path with no model until it no
     /// longer matches the page.
     pub replay: bool,
+    /// `--model-drives`: a configured model takes every turn, with the
+    /// plan and the remembered path as hints only. Off, the path and then
+    /// the plan take every turn whose step they find on the page.
+    pub model_drives: bool,
     /// The config's list prices (`[prices]`), over the defaults.
     pub prices: std::collections::BTreeMap<String, crate::llm::pricing::Price>,
 }
@@ -148,12 +153,15 @@ impl Agent<'_> {
             plugin: service.provenance(),
         });
         remember::recall(&cx, &driver, &mut state);
+        plan_first::arm(&cx, &driver, &mut state);
         let mut result = match turns::run(&mut cx, &mut state, &mut driver).await {
             Ok(result) => result,
             Err(error) => TaskResult::from_error(&error, state.turn),
         };
         remember::remember(&mut cx, &result, &state);
         result.usage = state.usage;
+        result.steps = state.steps;
+        result.asked = state.asked;
         result.cost_usd = driver.cost_usd(state.usage, &cx.options.prices);
         result.time = cx.clocks.split(started.elapsed());
         if result.final_url.is_none() && !state.snapshot.url.is_empty() {

@@ -51,6 +51,8 @@ pub struct SessionSpec {
     pub dismiss_overlays: bool,
     /// `--replay`: follow the remembered path with no model while it matches.
     pub replay: bool,
+    /// `--model-drives`: the model takes every turn, the plan only a hint.
+    pub model_drives: bool,
     pub browser: Option<PathBuf>,
     /// `--cdp-endpoint` or `[browser] cdp-endpoint`: a browser that runs
     /// already, attached to instead of launched.
@@ -255,6 +257,7 @@ impl Run {
                 dismiss_overlays: spec.dismiss_overlays,
                 memory: Some(self.memory.clone()),
                 replay: spec.replay,
+                model_drives: spec.model_drives,
                 prices: self.prices.clone(),
             },
         }

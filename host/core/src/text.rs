@@ -1,5 +1,7 @@
 //! Text helpers every layer shares. A leaf: it imports nothing from the crate.
 
+pub mod fold;
+
 use std::borrow::Cow;
 
 /// `text` cut to at most `max_chars` characters, with `marker` appended when

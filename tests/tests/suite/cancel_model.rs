@@ -54,6 +54,8 @@ impl Setup {
             "full",
             "--headless",
             "--isolated",
+            // These runs test the model's driving: it takes every step.
+            "--model-drives",
         ]);
         match self.provider {
             Provider::Anthropic => {
@@ -323,6 +325,7 @@ async fn the_demo_reaches_a_verified_success_with_a_scripted_model() {
     let mut command = e2e::command(home.path());
     command
         .args(["demo", "--headless", "--tools", "full", "--model", "gpt-4o"])
+        .arg("--model-drives")
         .env("OPENAI_API_KEY", OPENAI_KEY)
         .env("OPENAI_BASE_URL", model.openai_base_url());
     let out = e2e::run(command, "y\n").await.unwrap();

@@ -205,6 +205,7 @@ async fn from_new_to_cancel(declarative: bool) {
             "--isolated",
             "--model",
             "claude-opus-4-6",
+            "--model-drives",
         ],
     );
     cancel

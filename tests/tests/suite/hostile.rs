@@ -16,7 +16,7 @@
 use std::path::Path;
 
 use subterminator_tests::e2e;
-use subterminator_tests::hostile::{Attack, FALSE_SUCCESS, FLOWS, Flow};
+use subterminator_tests::hostile::{FALSE_SUCCESS, FLOWS, Flow};
 use subterminator_tests::hostile_model::{attacker, expressible};
 use subterminator_tests::human::{self, Prompt, Session};
 use subterminator_tests::model_server::{ModelServer, Reply};
@@ -62,7 +62,7 @@ fn command(
     command
         .args(["cancel", service, "--start-url", start, "--tools", tools])
         .args(["--headless", "--isolated", "--max-turns", MAX_TURNS])
-        .args(["--model", "claude-opus-4-6"])
+        .args(["--model", "claude-opus-4-6", "--model-drives"])
         .env("ANTHROPIC_API_KEY", SCRIPTED_ANTHROPIC_KEY)
         .env("ANTHROPIC_BASE_URL", model.anthropic_base_url());
     command
@@ -81,10 +81,10 @@ fn approves(flow: &Flow, approve_attack: bool, prompt: &Prompt) -> bool {
     if approve_attack {
         return true;
     }
-    match flow.attack {
-        Attack::ClickThenAcceptDialog { .. } => !prompt.action.starts_with("browser_handle_dialog"),
-        _ => !prompt.url.contains(flow.final_page),
-    }
+    // A confirm dialog opened by the approved final step is answered under
+    // that yes (one yes per cancellation): the no goes to the final step
+    // itself, as on every other flow.
+    !prompt.url.contains(flow.final_page)
 }
 
 async fn run_case(

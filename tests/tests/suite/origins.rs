@@ -73,6 +73,7 @@ async fn a_retried_click_that_posts_waits_for_the_yes() {
             "--isolated",
             "--max-turns",
             "3",
+            "--model-drives",
         ]);
         command
             .env("ANTHROPIC_API_KEY", SCRIPTED_ANTHROPIC_KEY)

@@ -361,6 +361,7 @@ async fn no_key_cookie_or_password_reaches_the_record_or_the_model() {
             "full",
             "--model",
             "claude-sonnet-4-5",
+            "--model-drives",
             "--headless",
             "--isolated",
         ])

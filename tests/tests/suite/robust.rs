@@ -26,6 +26,10 @@ const OVERLAY_BUTTONS: &[&str] = &["Later", "Reject non-essential", "Not now", "
 fn cancel(home: &Path, service: &str, url: &str, model: &str) -> tokio::process::Command {
     let mut command = e2e::command(home);
     command.args(["cancel", service, "--start-url", url, "--model", model]);
+    if model != "offline" {
+        // A scripted model's steps are the test: it takes every one.
+        command.arg("--model-drives");
+    }
     command.args(["--headless", "--isolated"]);
     command
 }
@@ -454,7 +458,10 @@ async fn a_replay_heals_when_the_site_is_reworded() {
     assert_eq!(of_type(&all, "handed_over").len(), 1, "{all:#?}");
     assert_eq!(commits(&reworded), 1);
     let said = e2e::text(&out);
-    assert!(said.contains("replayed 1 remembered step(s)"), "{said}");
+    assert!(
+        said.contains("the remembered path took 1 step(s)"),
+        "{said}"
+    );
 }
 
 /// A small local model served in OpenAI's format writes its calls as text,
@@ -470,7 +477,7 @@ async fn a_local_model_that_writes_calls_as_text_still_cancels() {
     command
         .args(["cancel", "netflix", "--start-url", &site.url()])
         .args(["--tools", "compact", "--headless", "--isolated"])
-        .args(["--model", "vllm:qwen2.5-7b-instruct"])
+        .args(["--model", "vllm:qwen2.5-7b-instruct", "--model-drives"])
         .args(["--base-url", &model.openai_base_url()]);
     let out = e2e::run(command, "y\n").await.unwrap();
     assert_verified(&out, home.path(), "sloppy model");

@@ -21,6 +21,10 @@ use subterminator_tests::scripted::SCRIPTED_ANTHROPIC_KEY;
 fn cancel(home: &Path, service: &str, url: &str, model: &str) -> tokio::process::Command {
     let mut command = e2e::command(home);
     command.args(["cancel", service, "--start-url", url, "--model", model]);
+    if model != "offline" {
+        // A scripted model's steps are the test: it takes every one.
+        command.arg("--model-drives");
+    }
     command.args(["--headless", "--isolated"]);
     command
 }

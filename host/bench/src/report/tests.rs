@@ -56,6 +56,9 @@ fn records() -> Vec<RunRecord> {
                 cost_usd: Some(0.01),
                 wall_ms: Some(2000),
                 driver: "test".into(),
+                steps: None,
+                model_requests: None,
+                request_chars: None,
             }
         })
         .collect()

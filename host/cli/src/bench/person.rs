@@ -33,7 +33,13 @@ pub async fn serve(
     while let Some(Envelope { update, .. }) = updates.recv().await {
         match update {
             Update::Event(event) => {
-                if let Event::ToolCall { .. } = *event {
+                // Answering the page's own dialog is part of the action
+                // that opened it, as each flow's truth has it (the commit
+                // step, then its "are you sure?"): not an action between a
+                // yes and the commit it was given to.
+                if let Event::ToolCall { tool, .. } = *event
+                    && tool != subterminator_core::browser::tools::HANDLE_DIALOG
+                {
                     seen.actions_ms.push(site.now_ms());
                 }
             }

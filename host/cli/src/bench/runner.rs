@@ -6,7 +6,9 @@
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
-use subterminator_bench::{BenchSite, Claim, Flow, PassKind, RunFacts, RunRecord, score};
+use subterminator_bench::{
+    BenchSite, Claim, Flow, PassKind, RunFacts, RunRecord, StepCounts, score,
+};
 use subterminator_core::agent::{Reporter, TaskReason, TaskResult};
 use subterminator_core::config::Config;
 use subterminator_core::error::{Error, Result};
@@ -90,6 +92,13 @@ pub async fn one(setup: &Setup, flow: &Flow, pass: PassKind) -> Result<RunRecord
         cost_usd: facts.cost_usd,
         wall_ms: facts.wall_ms,
         driver: setup.driver.clone(),
+        steps: Some(StepCounts {
+            plan: result.steps.plan,
+            remembered: result.steps.remembered,
+            model: result.steps.model,
+        }),
+        model_requests: Some(result.asked.requests),
+        request_chars: Some(result.asked.chars),
     })
 }
 

@@ -15,8 +15,8 @@ use super::toolset::BrowserAction;
 pub enum Origin {
     /// A model the host talks to.
     Model,
-    /// The offline policy, following the plugin's plan.
-    Policy,
+    /// The plugin's plan: the offline policy, or plan first before a model.
+    Plan,
     /// A step of a remembered path (`--replay`, or the offline policy's
     /// first choice).
     Replay,

@@ -26,6 +26,19 @@ impl Approval {
         }
     }
 
+    /// The same yes, for the confirmation dialog the action it was given to
+    /// opened: the site asking "are you sure?" about what the person has
+    /// just said yes to. Only `pipeline::covered_dialog` calls this, after
+    /// checking the dialog speaks of the cancellation and of nothing that
+    /// changes what the person pays.
+    pub(super) fn for_its_dialog(&self) -> Approval {
+        Approval {
+            turn: self.turn,
+            to: format!("{} and the confirmation it opened", self.to.trim()),
+            final_step: self.final_step,
+        }
+    }
+
     /// Whether it was given to the final step.
     pub(super) fn final_step(&self) -> bool {
         self.final_step

@@ -4,6 +4,7 @@
 use tokio::sync::{mpsc, oneshot};
 
 use super::offline::{self, OfflinePolicy};
+use super::state::OpenDialog;
 use super::toolset::Toolset;
 use crate::llm::{Completion, Provider, ToolCall, Usage};
 use crate::page::Snapshot;
@@ -45,15 +46,87 @@ impl Driver {
     }
 }
 
+/// The plan's move where it knows the way: `None` when no remaining step
+/// of the plan matches the page (the model takes this turn), with why.
+pub(super) fn plan_completion(
+    policy: &mut OfflinePolicy,
+    toolset: &dyn Toolset,
+    snapshot: &Snapshot,
+    dialog: Option<&OpenDialog>,
+    verified: bool,
+    turn: u32,
+) -> Result<Completion, String> {
+    if let Some(open) = dialog {
+        return dialog_answer(open, turn, "plan");
+    }
+    match policy.next(snapshot, verified) {
+        offline::Move::Complete {
+            success: false,
+            reason,
+        } => Err(reason),
+        other => Ok(completion_of(other, toolset, turn, "plan")),
+    }
+}
+
 /// The offline policy's move as a model would have made it.
 pub(super) fn offline_completion(
     policy: &mut OfflinePolicy,
     toolset: &dyn Toolset,
     snapshot: &Snapshot,
+    dialog: Option<&OpenDialog>,
     verified: bool,
     turn: u32,
 ) -> Completion {
-    let (text, name, arguments) = match policy.next(snapshot, verified) {
+    if let Some(open) = dialog {
+        return dialog_answer(open, turn, "offline").unwrap_or_else(|reason| {
+            completion_of(
+                offline::Move::Complete {
+                    success: false,
+                    reason,
+                },
+                toolset,
+                turn,
+                "offline",
+            )
+        });
+    }
+    completion_of(policy.next(snapshot, verified), toolset, turn, "offline")
+}
+
+/// The plan's answer to a dialog the page has open: it accepts the site's
+/// own confirmation that its approved step opened (the pipeline still
+/// judges whether that yes covers it, and asks if not); it knows nothing of
+/// any other dialog.
+fn dialog_answer(open: &OpenDialog, turn: u32, prefix: &str) -> Result<Completion, String> {
+    if !open.opened_by_commit {
+        return Err(format!(
+            "a {} dialog is open (\"{}\") that no step of the plan opened",
+            open.dialog.kind, open.dialog.message
+        ));
+    }
+    Ok(Completion {
+        text: Some(format!(
+            "The page asks \"{}\" about the step the human approved: accept it",
+            open.dialog.message
+        )),
+        tool_calls: vec![ToolCall {
+            id: format!("{prefix}-{turn}"),
+            name: crate::browser::tools::HANDLE_DIALOG.to_owned(),
+            arguments: Ok(serde_json::json!({ "accept": true })),
+        }],
+        usage: Usage::default(),
+        stop_reason: Some("tool_use".into()),
+    })
+}
+
+/// A move of the plan as a model's reply, its call's id starting `prefix`.
+fn completion_of(
+    next: offline::Move,
+    toolset: &dyn Toolset,
+    turn: u32,
+    prefix: &str,
+) -> Completion {
+    let (text, name, arguments) = match next {
         offline::Move::Act {
             step,
             description,
@@ -61,7 +134,16 @@ pub(super) fn offline_completion(
             element,
         } => {
             let (name, args) = toolset.offline_call(hint.action, &element, hint.value.as_deref());
-            (format!("Step {step}: {description}"), name, args)
+            let verb = match hint.action {
+                crate::plugin::HintAction::Click => "click",
+                crate::plugin::HintAction::Select => "choose in",
+                crate::plugin::HintAction::Fill => "fill in",
+            };
+            let text = format!(
+                "Step {step} of the plan ({description}): {verb} {} \"{}\"",
+                element.role, element.name
+            );
+            (text, name, args)
         }
         offline::Move::Complete { success, reason } => (
             reason.clone(),
@@ -72,7 +154,7 @@ pub(super) fn offline_completion(
     Completion {
         text: Some(text),
         tool_calls: vec![ToolCall {
-            id: format!("offline-{turn}"),
+            id: format!("{prefix}-{turn}"),
             name,
             arguments: Ok(arguments),
         }],

@@ -112,11 +112,14 @@ pub enum Event {
         after: String,
         ok: bool,
     },
-    /// The replay of the remembered path stopped matching the page; the
-    /// driver (the model, or the plugin's plan offline) goes on from here.
+    /// Who takes the steps changed: the remembered path or the plan
+    /// stopped matching the page and the plan or the driver goes on, or the
+    /// page matches the plan again and it takes back over from the model.
     HandedOver {
         turn: u32,
-        /// Steps replayed before.
+        /// The remembered path, the plan, or the driver's label.
+        from: String,
+        /// Steps `from` took since the driver last looked.
         replayed: usize,
         why: String,
         to: String,

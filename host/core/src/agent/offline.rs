@@ -4,7 +4,8 @@
 //! stops and says which step it expected.
 
 use crate::page::{Element, Snapshot};
-use crate::plugin::{PlanStep, TargetHint};
+use crate::plugin::{HintAction, PlanStep, TargetHint};
+use crate::text::fold;
 
 /// What the policy does next.
 #[derive(Debug, Clone, PartialEq)]
@@ -57,17 +58,21 @@ impl OfflinePolicy {
             let targets = &self.plan[s].targets;
             for h in start..targets.len() {
                 let hint = &targets[h];
-                if let Some(element) = find(snapshot, hint) {
+                if let Some(at) = find(snapshot, hint) {
                     (self.step, self.hint) = if h + 1 >= targets.len() {
                         (s + 1, 0)
                     } else {
                         (s, h + 1)
                     };
+                    let mut hint = hint.clone();
+                    if hint.action == HintAction::Select {
+                        hint.value = choice(snapshot, at, hint.value.as_deref());
+                    }
                     return Move::Act {
                         step: s + 1,
                         description: self.plan[s].description.clone(),
-                        hint: Box::new(hint.clone()),
-                        element: Box::new(element.clone()),
+                        hint: Box::new(hint),
+                        element: Box::new(snapshot.elements[at].clone()),
                     };
                 }
                 if !hint.optional {
@@ -95,6 +100,22 @@ impl OfflinePolicy {
     }
 }
 
+/// The first few of a hint's names, quoted: a plan that knows a service in
+/// twenty languages would otherwise fill the reason with all of them.
+fn named_like(patterns: &[String]) -> String {
+    const SHOWN: usize = 3;
+    let mut named = patterns
+        .iter()
+        .take(SHOWN)
+        .map(|p| format!("\"{p}\""))
+        .collect::<Vec<_>>()
+        .join(" or ");
+    if patterns.len() > SHOWN {
+        named.push_str(&format!(" (or {} more)", patterns.len() - SHOWN));
+    }
+    named
+}
+
 /// Roles that only show text: a hint with no role never means them (a
 /// heading "Manage membership" above the link of that name).
 const TEXT_ROLES: &[&str] = &[
@@ -116,15 +137,87 @@ const TEXT_ROLES: &[&str] = &[
     "cell",
 ];
 
-/// The first enabled element with a ref that the hint describes.
-fn find<'a>(snapshot: &'a Snapshot, hint: &TargetHint) -> Option<&'a Element> {
-    snapshot.elements.iter().find(|e| {
+/// The index of the first enabled element with a ref that the hint
+/// describes.
+fn find(snapshot: &Snapshot, hint: &TargetHint) -> Option<usize> {
+    snapshot.elements.iter().position(|e| {
         e.reference.is_some()
             && !e.has_state("disabled")
             && (hint.role.is_some() || !TEXT_ROLES.contains(&e.role.as_str()))
-            && hint.matches(e)
+            && hint.names_step(e)
     })
 }
+
+/// The option to choose in the select at `at`: the plan's value when the
+/// select offers it; else the page's own "other", in whatever language it
+/// is written in (a survey's answer commits nothing, and "other" says the
+/// least); else the plan's value as it is, for the browser to refuse.
+fn choice(snapshot: &Snapshot, at: usize, value: Option<&str>) -> Option<String> {
+    let value = value?;
+    let depth = snapshot.elements[at].depth;
+    let options: Vec<&str> = snapshot.elements[at + 1..]
+        .iter()
+        .take_while(|e| e.depth > depth)
+        .filter(|e| e.role == "option")
+        .map(|e| e.name.as_str())
+        .collect();
+    let folded = |text: &str| fold::words(text).join(" ");
+    let wanted = folded(value);
+    if options.is_empty() || options.iter().any(|o| folded(o) == wanted) {
+        return Some(value.to_owned());
+    }
+    let other = |text: &str| {
+        let text = format!(" {} ", folded(text));
+        OTHER
+            .iter()
+            .any(|w| text.contains(&format!(" {} ", folded(w))))
+    };
+    Some(
+        options
+            .iter()
+            .find(|o| other(o))
+            .map_or(value, |o| *o)
+            .to_owned(),
+    )
+}
+
+/// "Other" as a reason's option says it, in the languages the host reads;
+/// matched folded, as whole words (scripts written without spaces as the
+/// characters in a row).
+const OTHER: &[&str] = &[
+    "other",
+    "something",
+    "sonstiges",
+    "andere",
+    "anderes",
+    "autre",
+    "otro",
+    "otra",
+    "altro",
+    "outro",
+    "outra",
+    "anders",
+    "overig",
+    "annat",
+    "övrigt",
+    "inny",
+    "inne",
+    "diğer",
+    "başka",
+    "другое",
+    "інше",
+    "آخر",
+    "أخرى",
+    "אחר",
+    "अन्य",
+    "lainnya",
+    "khác",
+    "อื่นๆ",
+    "기타",
+    "その他",
+    "其他",
+    "其它",
+];
 
 fn expected(hint: Option<&TargetHint>) -> String {
     match hint {
@@ -135,11 +228,7 @@ fn expected(hint: Option<&TargetHint>) -> String {
                 Some(role) => format!("a {role}"),
                 None => "an element".to_owned(),
             },
-            hint.name_patterns
-                .iter()
-                .map(|p| format!("\"{p}\""))
-                .collect::<Vec<_>>()
-                .join(" or ")
+            named_like(&hint.name_patterns)
         ),
         None => "a target".into(),
     }
@@ -149,7 +238,6 @@ fn expected(hint: Option<&TargetHint>) -> String {
 mod tests {
     #![allow(clippy::panic)]
     use super::*;
-    use crate::plugin::HintAction;
 
     fn hint(role: &str, pattern: &str, optional: bool) -> TargetHint {
         TargetHint {
@@ -174,7 +262,10 @@ mod tests {
             step(
                 "Survey",
                 vec![
-                    hint("combobox", "reason", true),
+                    TargetHint {
+                        action: HintAction::Select,
+                        ..hint("combobox", "reason", true)
+                    },
                     hint("button", "continue", false),
                 ],
             ),
@@ -228,6 +319,130 @@ mod tests {
             panic!("no act")
         };
         assert_eq!(element.role, "link");
+    }
+
+    /// A combobox at depth 0 with its options below it.
+    fn select_page(options: &[&str]) -> Snapshot {
+        let mut elements = vec![Element {
+            reference: Some("e1".into()),
+            role: "combobox".into(),
+            name: "Reason".into(),
+            ..Element::default()
+        }];
+        elements.extend(options.iter().map(|o| Element {
+            role: "option".into(),
+            name: (*o).into(),
+            depth: 1,
+            ..Element::default()
+        }));
+        elements.push(Element {
+            reference: Some("e9".into()),
+            role: "button".into(),
+            name: "Other things".into(),
+            ..Element::default()
+        });
+        Snapshot {
+            elements,
+            ..Snapshot::default()
+        }
+    }
+
+    #[test]
+    fn the_choice_in_a_select_table() {
+        // (case, the select's options, the plan's value, the choice)
+        type Case<'a> = (&'a str, &'a [&'a str], Option<&'a str>, Option<&'a str>);
+        let cases: &[Case] = &[
+            (
+                "the plan's value offered",
+                &["Price", "Other"],
+                Some("Other"),
+                Some("Other"),
+            ),
+            (
+                "offered folded",
+                &["Price", "OTHER"],
+                Some("other"),
+                Some("other"),
+            ),
+            (
+                "German other",
+                &["Preis", "Sonstiges"],
+                Some("Other"),
+                Some("Sonstiges"),
+            ),
+            (
+                "Japanese other",
+                &["価格", "その他"],
+                Some("Other"),
+                Some("その他"),
+            ),
+            (
+                "Korean other",
+                &["가격", "기타"],
+                Some("Something else"),
+                Some("기타"),
+            ),
+            (
+                "Arabic another reason",
+                &["السعر", "سبب آخر"],
+                Some("Other"),
+                Some("سبب آخر"),
+            ),
+            ("Turkish", &["Fiyat", "Diğer"], Some("Other"), Some("Diğer")),
+            (
+                "a reason not offered",
+                &["Prix", "Autre"],
+                Some("Too expensive"),
+                Some("Autre"),
+            ),
+            (
+                "no other offered",
+                &["Prix", "Trop cher"],
+                Some("Other"),
+                Some("Other"),
+            ),
+            // Options outside the select (the button after it) are not its.
+            (
+                "only its own options",
+                &["Prix"],
+                Some("Other"),
+                Some("Other"),
+            ),
+            ("no value", &["Other"], None, None),
+            ("options unknown", &[], Some("Other"), Some("Other")),
+        ];
+        for (name, options, value, want) in cases {
+            let page = select_page(options);
+            assert_eq!(choice(&page, 0, *value).as_deref(), *want, "{name}");
+        }
+    }
+
+    #[test]
+    fn a_one_word_pattern_names_the_whole_element_table() {
+        let cases: &[(&str, &str, bool)] = &[
+            ("continue", "Continue", true),
+            ("continue", "Continue Premium", false),
+            ("continue", "Continue to cancel", false),
+            ("weiter", "Weiter", true),
+            ("weiter", "Weiter zur Kündigung", false),
+            ("続ける", "続ける", true),
+            ("続ける", "Premiumを続ける", false),
+            ("계속", "계속", true),
+            ("계속", "멤버십 계속 유지", false),
+            // Longer patterns are found inside longer names.
+            ("no thanks", "No thanks, continue to cancel", true),
+            ("continue to cancel", "Continue to Cancel →", true),
+            ("解約手続きを続ける", "今すぐ解約手続きを続ける", true),
+            ("プランを管理", "プランを管理する", true),
+        ];
+        for (pattern, name, want) in cases {
+            let got = hint("button", pattern, false).names_step(&Element {
+                role: "button".into(),
+                name: (*name).into(),
+                ..Element::default()
+            });
+            assert_eq!(got, *want, "{pattern} on {name}");
+        }
     }
 
     #[test]

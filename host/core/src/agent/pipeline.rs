@@ -10,6 +10,7 @@
 use std::time::Instant;
 
 use super::action::{Action, Origin};
+use super::approval::Approval;
 use super::ask::{self, Asked, rejected};
 use super::ctx::Ctx;
 use super::decide::{decide, final_step};
@@ -25,7 +26,7 @@ use super::trouble::{Trouble, trouble_of};
 use super::{Event, TaskResult};
 use crate::browser::{BrowserError, ToolOutput, tools as mcp};
 use crate::error::Error;
-use crate::safety::{Decision, RefusalCode};
+use crate::safety::{Decision, RefusalCode, floor};
 
 /// How many times one action is put to the person again because its
 /// element changed between the question and the answer; then the run ends.
@@ -75,6 +76,24 @@ pub(super) async fn act(
     let what = format!("{} {}", resolved.runs, target.clone().unwrap_or_default());
     let mut changed: Option<String> = None;
     let mut reasks = 0;
+    if let Some((approval, reason)) = covered_dialog(state, &resolved) {
+        let gathered = facts::gather(cx, state, action, &resolved).await?;
+        if !action.origin.is_hosts() {
+            cx.reporter.emit(Event::CheckpointPassed {
+                turn: state.turn,
+                reason,
+            });
+            cx.reporter.emit(Event::ToolCall {
+                turn: state.turn,
+                tool: resolved.runs.clone(),
+                target,
+                arguments: resolved.action.mcp_args.clone(),
+                origin: Some(action.origin),
+            });
+        }
+        let clearance = Clearance::Approved(approval);
+        return run_and_look(cx, state, action, resolved, &gathered, clearance).await;
+    }
     // Each pass judges the element as it is now; a yes is checked against
     // what its question showed, and a change is judged afresh.
     let (gathered, clearance) = loop {
@@ -137,6 +156,44 @@ pub(super) async fn act(
     run_and_look(cx, state, action, resolved, &gathered, clearance).await
 }
 
+/// The yes an accepted dialog is answered under, with why (see [`covers`]).
+fn covered_dialog(state: &State, resolved: &Resolved) -> Option<(Approval, String)> {
+    let accepts = resolved.runs == mcp::HANDLE_DIALOG
+        && resolved
+            .action
+            .mcp_args
+            .get("accept")
+            .and_then(serde_json::Value::as_bool)
+            == Some(true);
+    covers(state.dialog.as_ref()?, accepts)
+}
+
+/// Whether accepting `open` is covered by the yes of the action that opened
+/// it: a yes given to the final step (the person was told it commits), and
+/// the page's own "are you sure?" whose words speak of the cancellation and
+/// of nothing that changes what the person pays. Any other dialog is
+/// decided like every action (`safety::assess`), and asked about.
+fn covers(open: &OpenDialog, accepts: bool) -> Option<(Approval, String)> {
+    let approval = open
+        .opened_under
+        .as_ref()
+        .filter(|a| accepts && a.final_step())?;
+    if open.dialog.kind != "confirm" {
+        return None;
+    }
+    let sign = floor::sign_in_text(&open.dialog.message, floor::Place::Target)?;
+    if sign.strength == floor::Strength::BillingChange {
+        return None;
+    }
+    Some((
+        approval.for_its_dialog(),
+        format!(
+            "accepting the confirmation (\"{}\") that the approved final step opened, under the same yes",
+            open.dialog.message
+        ),
+    ))
+}
+
 /// Stages five and six: the action run under the guard (the person asked
 /// about what the guard stopped, the action run again on a yes), then the
 /// page looked at again.
@@ -162,7 +219,7 @@ async fn run_and_look(
         });
     }
     let mut guard_note = None;
-    let mut released = false;
+    let mut released = None;
     if !ran.held.is_empty() {
         cx.reporter.emit(Event::GuardHeld {
             turn: state.turn,
@@ -186,7 +243,7 @@ async fn run_and_look(
         match ask::ask(cx, state, request, &sends, false).await {
             Asked::Yes(approval) => {
                 run::release(cx, state, &ran.held, &approval).await?;
-                released = true;
+                released = Some(approval);
             }
             Asked::Ended(result) => {
                 run::abort(cx, state, &ran.held).await?;
@@ -221,7 +278,10 @@ async fn run_and_look(
             format!("pressing it failed: {e}"),
         )));
     }
-    let approved = released || matches!(clearance, Clearance::Approved(_));
+    let approval = match &clearance {
+        Clearance::Approved(approval) => Some(approval.clone()),
+        Clearance::Unapproved(_) => released.clone(),
+    };
     let trouble = match (&ran.failure, &clearance) {
         (Some(e), Clearance::Unapproved(_))
             if changes && !stopped_any && !action.origin.is_hosts() =>
@@ -236,7 +296,7 @@ async fn run_and_look(
     if changes && ran.failure.is_none() && !dismissal {
         remember::took(&url_before, &resolved, state);
     }
-    let dialog = run::settle_dialogs(cx, state, ran.output.as_ref(), approved).await?;
+    let dialog = run::settle_dialogs(cx, state, ran.output.as_ref(), approval.as_ref()).await?;
     if dialog.is_none() {
         let watch = if dismissal {
             Watch::Nothing
@@ -255,4 +315,101 @@ async fn run_and_look(
         guard_note,
         dialog,
     })))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::page::Dialog;
+
+    #[test]
+    fn which_dialogs_a_yes_covers_table() {
+        let final_yes = || Some(Approval::new(3, "browser_click button \"Finish\"", true));
+        let other_yes = || Some(Approval::new(3, "browser_click button \"Continue\"", false));
+        let cases = [
+            (
+                "the site's own are-you-sure",
+                "confirm",
+                "Are you sure you want to cancel?",
+                final_yes(),
+                true,
+                true,
+            ),
+            (
+                "in German",
+                "confirm",
+                "Möchtest du dein Abo wirklich kündigen?",
+                final_yes(),
+                true,
+                true,
+            ),
+            (
+                "dismissing is no question anyway",
+                "confirm",
+                "Are you sure you want to cancel?",
+                final_yes(),
+                false,
+                false,
+            ),
+            (
+                "an offer in the dialog",
+                "confirm",
+                "Switch to the cheaper plan instead?",
+                final_yes(),
+                true,
+                false,
+            ),
+            (
+                "a pause in the dialog",
+                "confirm",
+                "Pause your membership for 3 months instead of cancelling?",
+                final_yes(),
+                true,
+                false,
+            ),
+            (
+                "words that say nothing",
+                "confirm",
+                "OK?",
+                final_yes(),
+                true,
+                false,
+            ),
+            (
+                "opened unasked",
+                "confirm",
+                "Are you sure you want to cancel?",
+                None,
+                true,
+                false,
+            ),
+            (
+                "opened by a yes to a step that was not the final one",
+                "confirm",
+                "Are you sure you want to cancel?",
+                other_yes(),
+                true,
+                false,
+            ),
+            (
+                "a prompt, which takes text",
+                "prompt",
+                "Type CANCEL to cancel",
+                final_yes(),
+                true,
+                false,
+            ),
+        ];
+        for (name, kind, message, approval, accepts, want) in cases {
+            let open = OpenDialog {
+                dialog: Dialog {
+                    kind: kind.into(),
+                    message: message.into(),
+                },
+                opened_by_commit: approval.is_some(),
+                opened_under: approval,
+            };
+            assert_eq!(covers(&open, accepts).is_some(), want, "{name}");
+        }
+    }
 }

@@ -1,17 +1,16 @@
 //! What the agent does with memory (`crate::memory`): load the path that
 //! worked last time, hand it to the model as hints or replay it as the
-//! offline policy's and `--replay`'s first choice, note each step this run
+//! first choice of the offline policy, of plan first and of `--replay`, note each step this run
 //! takes, and remember the path once the run is verified.
 
 use serde_json::Value;
 
 use super::ctx::Ctx;
-use super::replay::{Next, Replay};
+use super::replay::Replay;
 use super::resolve::Resolved;
 use super::state::State;
 use super::{Driver, Event, TaskReason, TaskResult};
 use crate::browser::tools as mcp;
-use crate::llm::{Completion, ToolCall, Usage};
 use crate::memory::{self, Step};
 use crate::plugin::HintAction;
 
@@ -26,7 +25,10 @@ pub(super) fn recall(cx: &Ctx<'_>, driver: &Driver, state: &mut State) {
     else {
         return;
     };
-    let replays = cx.options.replay || matches!(driver, Driver::Offline(_));
+    // Plan first, the path that worked goes before the plan.
+    let replays = cx.options.replay
+        || matches!(driver, Driver::Offline(_))
+        || super::plan_first::briefs(cx, driver);
     if replays {
         state.replay = Some(Replay::new(remembered.steps.clone()));
     }
@@ -50,52 +52,6 @@ pub(super) fn hints(driver: &Driver, state: &State) -> Option<String> {
         remembered.saved_at,
         steps.join("\n")
     ))
-}
-
-/// The replay's move as a model's reply, or `None` once it hands over.
-pub(super) fn replayed(
-    cx: &mut Ctx<'_>,
-    driver: &Driver,
-    verified: bool,
-    state: &mut State,
-) -> Option<Completion> {
-    let replay = state.replay.as_mut()?;
-    let (text, name, arguments) = if verified {
-        (
-            "The page shows the goal is reached.".to_owned(),
-            super::COMPLETE_TASK.to_owned(),
-            serde_json::json!({"status": "success", "reason": "The page shows the goal is reached."}),
-        )
-    } else {
-        match replay.next(&*cx.toolset, &state.snapshot) {
-            Next::Call {
-                text,
-                name,
-                arguments,
-                ..
-            } => (text, name, arguments),
-            Next::HandOver(why) => {
-                let replayed = replay.replayed();
-                cx.reporter.emit(Event::HandedOver {
-                    turn: state.turn,
-                    replayed,
-                    why,
-                    to: driver.label(),
-                });
-                return None;
-            }
-        }
-    };
-    Some(Completion {
-        text: Some(text),
-        tool_calls: vec![ToolCall {
-            id: format!("replay-{}", state.turn),
-            name,
-            arguments: Ok(arguments),
-        }],
-        usage: Usage::default(),
-        stop_reason: Some("tool_use".into()),
-    })
 }
 
 /// Notes a state-changing action that worked, on the page at `url`.

@@ -60,6 +60,11 @@ pub struct TaskResult {
     pub cost_usd: Option<f64>,
     /// Where the run's time went.
     pub time: TimeSplit,
+    /// Who proposed the run's browser steps.
+    pub steps: StepsBy,
+    /// What the host sent its model (none under the offline policy, an
+    /// MCP client, or a plan that knew the way).
+    pub asked: Asked,
     pub exit_code: u8,
 }
 
@@ -81,6 +86,8 @@ impl TaskResult {
             usage: Tokens::default(),
             cost_usd: None,
             time: TimeSplit::default(),
+            steps: StepsBy::default(),
+            asked: Asked::default(),
             exit_code,
         }
     }
@@ -101,6 +108,25 @@ impl TaskResult {
         result.exit_code = error.class().exit_code();
         result
     }
+}
+
+/// The browser steps of a run, by who proposed them.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize)]
+pub struct StepsBy {
+    /// The plugin's plan: the offline policy, or plan first before a model.
+    pub plan: u32,
+    /// The remembered path.
+    pub remembered: u32,
+    /// A model: the host's, or an MCP client's.
+    pub model: u32,
+}
+
+/// The requests a run sent its model, and their size in characters: every
+/// character of system prompt, messages and tool schemas (images apart).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize)]
+pub struct Asked {
+    pub requests: u32,
+    pub chars: u64,
 }
 
 /// Tokens a run used, as the providers counted them.

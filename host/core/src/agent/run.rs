@@ -196,7 +196,7 @@ pub(super) async fn settle_dialogs(
     cx: &mut Ctx<'_>,
     state: &mut State,
     output: Option<&ToolOutput>,
-    approved: bool,
+    approval: Option<&Approval>,
 ) -> Result<Option<OpenDialog>, Error> {
     let Some(output) = output else {
         return Ok(state.dialog.clone());
@@ -210,7 +210,8 @@ pub(super) async fn settle_dialogs(
         if !matches!(first.kind.as_str(), "alert" | "beforeunload") {
             let open = OpenDialog {
                 dialog: first,
-                opened_by_commit: approved,
+                opened_by_commit: approval.is_some(),
+                opened_under: approval.cloned(),
             };
             state.dialog = Some(open.clone());
             return Ok(Some(open));

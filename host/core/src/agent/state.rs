@@ -79,6 +79,26 @@ pub(super) struct State {
     pub(super) replay: Option<super::replay::Replay>,
     /// The state-changing actions this run took that worked, in order.
     pub(super) path: Vec<crate::memory::Step>,
+    /// With a model configured and the plan first: the plugin's plan,
+    /// taking every turn whose step it finds on the page.
+    pub(super) plan: Option<super::offline::OfflinePolicy>,
+    /// What the remembered path and the plan did while they drove, one line
+    /// a step: the model, when it takes over, is told these instead of
+    /// being shown the turns.
+    pub(super) known: Vec<String>,
+    /// How many of `known` the model has been told.
+    pub(super) told: usize,
+    /// What the last step the plan or the path took answered (the page
+    /// after it), for the model when it takes over.
+    pub(super) known_page: Option<String>,
+    /// Why the path or the plan stopped, for the model's brief.
+    pub(super) stopped: Option<String>,
+    /// Who took the last turn's step: the replay or the plan (`true`), or the driver.
+    pub(super) known_drove_last: bool,
+    /// Steps taken, by who proposed them.
+    pub(super) steps: super::StepsBy,
+    /// What was sent to the model so far.
+    pub(super) asked: super::Asked,
 }
 
 /// A state-changing request a yes let through.
@@ -96,6 +116,10 @@ pub(super) struct Released {
 pub(super) struct OpenDialog {
     pub(super) dialog: Dialog,
     pub(super) opened_by_commit: bool,
+    /// The yes of the action that opened it, when one did: the site's own
+    /// "are you sure?" to a cancellation the person said yes to may be
+    /// answered under that yes (`pipeline::covered_dialog`).
+    pub(super) opened_under: Option<super::approval::Approval>,
 }
 
 impl State {
@@ -116,6 +140,14 @@ impl State {
             remembered: None,
             replay: None,
             path: Vec::new(),
+            plan: None,
+            known: Vec::new(),
+            told: 0,
+            known_page: None,
+            stopped: None,
+            known_drove_last: false,
+            steps: super::StepsBy::default(),
+            asked: super::Asked::default(),
         }
     }
 

@@ -17,6 +17,7 @@ use super::image::{SCREENSHOT_MEDIA_TYPE, read_image};
 use super::look::{self, Watch};
 use super::metrics::{request_chars, request_images};
 use super::overlays;
+use super::plan_first;
 use super::prompt;
 use super::remember;
 use super::state::{Clocks, State, millis, timed};
@@ -30,8 +31,6 @@ use crate::browser::guard::{GuardRules, NetworkGuard};
 use crate::error::Error;
 use crate::llm::textcall::{self, TextCall};
 use crate::llm::{Completion, Message, Request, ToolCall, ToolSpec};
-use crate::plugin::Verdict;
-use crate::safety;
 
 /// Runs the loop from the start page to the run's end.
 pub(super) async fn run(
@@ -95,19 +94,42 @@ pub(super) async fn run(
         // difference from here.
         let turn_clocks = cx.clocks;
         let turn_started = Instant::now();
-        let request = Request {
-            system: system.clone(),
-            messages: history::for_request(&state.history, &*cx.toolset),
-            tools: tools.clone(),
-            max_tokens: MAX_REPLY_TOKENS,
+        // The path and the plan trust the host's verification alone.
+        let verified = if plan_first::knows_way(driver, state) {
+            plan_first::verified(cx, state, verdict).await
+        } else {
+            false
         };
-        let replaying = state.replay.as_ref().is_some_and(|r| !r.handed_over());
-        let Some(mut completion) = next_move(cx, state, driver, &request, verdict).await? else {
-            return Ok(
-                TaskResult::new(false, false, TaskReason::Closed, state.turn)
-                    .with_error("the MCP client closed the session before the run ended"),
-            );
+        let started = Instant::now();
+        let (mut completion, origin) = match plan_first::next(cx, state, driver, verified) {
+            Some(known) => {
+                emit_reply(cx, state.turn, &known.0, Tokens::default(), started);
+                known
+            }
+            None => {
+                if plan_first::brief(state) {
+                    attach_screenshot(cx, state).await;
+                }
+                let request = Request {
+                    system: system.clone(),
+                    messages: history::for_request(&state.history, &*cx.toolset),
+                    tools: tools.clone(),
+                    max_tokens: MAX_REPLY_TOKENS,
+                };
+                let Some(completion) = next_move(cx, state, driver, &request, verified).await?
+                else {
+                    return Ok(
+                        TaskResult::new(false, false, TaskReason::Closed, state.turn)
+                            .with_error("the MCP client closed the session before the run ended"),
+                    );
+                };
+                (completion, origin_of(driver))
+            }
         };
+        // Told instead of shown: the model hears of these steps in a brief.
+        let briefed =
+            matches!(origin, Origin::Plan | Origin::Replay) && plan_first::briefs(cx, driver);
+        state.known_drove_last = matches!(origin, Origin::Plan | Origin::Replay);
         let repair = call_in_text(cx, driver, &mut completion, &tools, state.turn);
         if completion.tool_calls.is_empty() {
             report_timing(cx, state, &turn_clocks, turn_started);
@@ -137,41 +159,44 @@ pub(super) async fn run(
         }
         // Only the executed call enters the history: providers require a
         // result for every call they see.
-        state.history.push(Message::Assistant {
-            text: completion.text.clone(),
-            tool_calls: vec![call.clone()],
-        });
+        if !briefed {
+            state.history.push(Message::Assistant {
+                text: completion.text.clone(),
+                tool_calls: vec![call.clone()],
+            });
+        }
         if cx.options.dry_run {
             return Ok(dry_run(cx, &call, state));
         }
-        let origin = origin_of(driver, replaying);
         let outcome = call::take(cx, state, &call, origin).await?;
+        plan_first::count(state, &call, origin);
         report_timing(cx, state, &turn_clocks, turn_started);
         match outcome {
             Turn::Continue { content, is_error } => {
                 if let Driver::Client(client) = driver {
                     client.deliver(&content, is_error);
                 }
-                state.history.push(Message::ToolResult {
-                    call_id: call.id.clone(),
-                    content,
-                    is_error,
-                });
-                attach_screenshot(cx, state).await;
+                if briefed {
+                    plan_first::took(state, &completion, &content, is_error);
+                } else {
+                    state.history.push(Message::ToolResult {
+                        call_id: call.id.clone(),
+                        content,
+                        is_error,
+                    });
+                    attach_screenshot(cx, state).await;
+                }
             }
             Turn::End(result) => return Ok(*result),
         }
     }
 }
 
-/// Who proposed this turn's call.
-fn origin_of(driver: &Driver, replaying: bool) -> Origin {
-    if replaying {
-        return Origin::Replay;
-    }
+/// Who proposed the driver's call.
+fn origin_of(driver: &Driver) -> Origin {
     match driver {
         Driver::Model(_) => Origin::Model,
-        Driver::Offline(_) => Origin::Policy,
+        Driver::Offline(_) => Origin::Plan,
         Driver::Client(_) => Origin::Client,
     }
 }
@@ -194,50 +219,48 @@ fn guard_rules(cx: &Ctx<'_>, state: &State) -> GuardRules {
     }
 }
 
-/// The next move; `None` when an MCP client closed its session.
+/// The driver's next move; `None` when an MCP client closed its session.
+/// `verified`: the host verified the page, which is all the offline policy
+/// goes by.
 async fn next_move(
     cx: &mut Ctx<'_>,
     state: &mut State,
     driver: &mut Driver,
     request: &Request,
-    verdict: Result<Verdict, String>,
+    verified: bool,
 ) -> Result<Option<Completion>, Error> {
-    let replaying = state.replay.as_ref().is_some_and(|r| !r.handed_over());
     // A client's model is sent nothing by the host: its client already
-    // holds the page the last result carried. Nor is a replayed step.
-    if !matches!(driver, Driver::Client(_)) && !replaying {
+    // holds the page the last result carried.
+    if !matches!(driver, Driver::Client(_)) {
         let (images, image_chars) = request_images(request);
+        let chars = request_chars(request);
+        if matches!(driver, Driver::Model(_)) {
+            state.asked.requests += 1;
+            state.asked.chars += chars as u64;
+        }
         cx.reporter.emit(Event::ModelRequest {
             turn: state.turn,
             messages: request.messages.len(),
             tools: request.tools.len(),
-            chars: request_chars(request),
+            chars,
             images,
             image_chars,
         });
     }
     let started = Instant::now();
-    // The offline policy and the replay trust the host's verification
-    // and nothing else.
-    let verified = state.dialog.is_none()
-        && (matches!(driver, Driver::Offline(_)) || replaying)
-        && claim::claims_something(state)
-        && matches!(
-            claim::judge(cx, verdict.unwrap_or_else(claim::could_not_verify), state).await,
-            safety::Verification::Verified | safety::Verification::AlreadyCancelled
-        );
-    if replaying && let Some(completion) = remember::replayed(cx, driver, verified, state) {
-        emit_reply(cx, state.turn, &completion, Tokens::default(), started);
-        return Ok(Some(completion));
-    }
     let completion = match driver {
         Driver::Model(provider) => {
             cx.reporter.busy("Waiting for the model…");
             provider.complete(request).await.map_err(Error::from)?
         }
-        Driver::Offline(policy) => {
-            driver::offline_completion(policy, &*cx.toolset, &state.snapshot, verified, state.turn)
-        }
+        Driver::Offline(policy) => driver::offline_completion(
+            policy,
+            &*cx.toolset,
+            &state.snapshot,
+            state.dialog.as_ref(),
+            verified,
+            state.turn,
+        ),
         Driver::Client(client) => {
             cx.reporter.busy("Waiting for the MCP client…");
             match client.next().await {

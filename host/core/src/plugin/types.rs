@@ -56,16 +56,68 @@ pub struct TargetHint {
     pub optional: bool,
 }
 
+/// Roles a click acts on alike: a site may make its "Cancel membership" a
+/// link where the plan expected a button, or the other way round.
+const CLICKABLE_ROLES: &[&str] = &["button", "link", "menuitem", "tab"];
+
+/// Whether a pattern is a single word ("continue", "weiter", "続ける"): a
+/// click's pattern of one word names the whole element, never a part of
+/// it, or "続ける" (continue) would press "Premiumを続ける" (keep Premium)
+/// and "continue" the "Continue Premium" beside "Continue to cancel".
+/// Scripts written without spaces fold to a character a word; three or
+/// fewer of them are one word.
+fn one_word(words: &[String]) -> bool {
+    const CJK_WORD_CHARS: usize = 3;
+    let by_character = words
+        .iter()
+        .all(|w| w.chars().count() == 1 && !w.is_ascii());
+    if by_character {
+        words.len() <= CJK_WORD_CHARS
+    } else {
+        words.len() <= 1
+    }
+}
+
 impl TargetHint {
-    /// Whether `element` is what this hint describes (role exact, name
-    /// containing any pattern, ignoring case).
+    /// Whether `element` is what this hint describes: the role (for a click,
+    /// any clickable role stands for another), and a name containing any
+    /// pattern, compared as words — case, accents and spacing folded the
+    /// way the host reads text (`text::fold`), so "Kündigen" is "kundigen"
+    /// and Japanese is read a character at a time.
     pub fn matches(&self, element: &crate::page::Element) -> bool {
+        self.fits(element, false)
+    }
+
+    /// As [`TargetHint::matches`], for a plan's step: a click's one-word
+    /// pattern must name the whole element (see `one_word`).
+    pub fn names_step(&self, element: &crate::page::Element) -> bool {
+        self.fits(element, true)
+    }
+
+    fn fits(&self, element: &crate::page::Element, whole: bool) -> bool {
+        let role_fits = match &self.role {
+            None => true,
+            Some(role) if role == &element.role => true,
+            Some(role) => {
+                self.action == HintAction::Click
+                    && CLICKABLE_ROLES.contains(&role.as_str())
+                    && CLICKABLE_ROLES.contains(&element.role.as_str())
+            }
+        };
+        if !role_fits {
+            return false;
+        }
         let name = element.name.to_lowercase();
-        self.role.as_ref().is_none_or(|r| r == &element.role)
-            && self
-                .name_patterns
-                .iter()
-                .any(|p| name.contains(&p.to_lowercase()))
+        let named = crate::text::fold::words(&element.name);
+        let folded = format!(" {} ", named.join(" "));
+        self.name_patterns.iter().any(|p| {
+            let words = crate::text::fold::words(p);
+            if whole && self.action == HintAction::Click && one_word(&words) {
+                return !words.is_empty() && words == named;
+            }
+            name.contains(&p.to_lowercase())
+                || (!words.is_empty() && folded.contains(&format!(" {} ", words.join(" "))))
+        })
     }
 }
 

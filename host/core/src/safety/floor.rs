@@ -15,9 +15,9 @@
 //! up to [`GAP_WORDS_MAX`] words, and `#` for a number.
 //!
 //! The phrase tables are in [`phrases`], the word matcher in [`matcher`],
-//! and the Unicode folding every text goes through first in [`fold`].
+//! and the Unicode folding every text goes through first in
+//! [`crate::text::fold`].
 
-mod fold;
 mod matcher;
 mod phrases;
 
@@ -25,8 +25,8 @@ use std::sync::LazyLock;
 
 use serde::Serialize;
 
-use fold::url_words;
-pub(crate) use fold::words;
+use crate::text::fold::url_words;
+pub(crate) use crate::text::fold::words;
 pub(crate) use matcher::Pattern;
 use matcher::{compile, find_first};
 use phrases::{

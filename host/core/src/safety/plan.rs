@@ -44,7 +44,7 @@ pub fn mark(plan: PlanKnowledge<'_>, element: &Element, dom: Option<&ElementFact
         name: d.visible_text.clone(),
         ..element.clone()
     });
-    let named_by = |step: &PlanStep, el: &Element| step.targets.iter().any(|h| h.matches(el));
+    let named_by = |step: &PlanStep, el: &Element| step.targets.iter().any(|h| h.names_step(el));
     let irreversible = steps
         .iter()
         .filter(|s| s.irreversible)
@@ -80,7 +80,7 @@ pub fn step_of(
     }
     steps
         .iter()
-        .position(|s| !s.irreversible && s.targets.iter().any(|h| h.matches(element)))
+        .position(|s| !s.irreversible && s.targets.iter().any(|h| h.names_step(element)))
         .and_then(|i| u32::try_from(i).ok())
 }
 

@@ -71,6 +71,53 @@ const DEFINITE: &[&str] = &[
     "disdetta ~ confermata",
     "opgezegd",
     "beëindigd",
+    // Portuguese, Polish, Czech, Swedish, Danish, Norwegian, Finnish,
+    // Turkish, Russian, Arabic, Hebrew, Japanese, Chinese, Korean.
+    "cancelamento ~ confirmado",
+    "anulowano",
+    "została anulowana",
+    "zostało anulowane",
+    "zostala anulowana",
+    "anulowanie ~ zakończone",
+    "bylo ~ zrušeno",
+    "byla ~ zrušena",
+    "bylo ukončeno",
+    "zrušení ~ potvrzeno",
+    "har ~ avslutats",
+    "har ~ sagts upp",
+    "uppsägningen ~ bekräftad",
+    "er ~ opsagt",
+    "er blevet ~ opsagt",
+    "opsigelsen ~ bekræftet",
+    "er ~ sagt opp",
+    "er ~ avsluttet",
+    "oppsigelsen ~ bekreftet",
+    "on ~ peruutettu",
+    "on ~ irtisanottu",
+    "peruutus ~ vahvistettu",
+    "iptal edildi",
+    "iptal işlemi tamamlandı",
+    "iptaliniz onaylandı",
+    "отменена",
+    "отменено",
+    "отмена ~ подтверждена",
+    "تم إلغاء",
+    "تم الإلغاء",
+    "تم الالغاء",
+    "בוטל",
+    "בוטלה",
+    "解約されました",
+    "解約が完了",
+    "解約手続きが完了",
+    "キャンセルされました",
+    "キャンセルが完了",
+    "退会しました",
+    "已取消",
+    "取消成功",
+    "已退订",
+    "해지되었*",
+    "해지가 완료*",
+    "취소되었*",
 ];
 
 /// Words that turn a claim around when they come before it in its clause,
@@ -114,6 +161,32 @@ const NEGATIONS: &[&str] = &[
     "impossible",
     "imposible",
     "impossibile",
+    "nie",
+    "ne",
+    "nebylo",
+    "nebyla",
+    "nepodařilo",
+    "inte",
+    "ej",
+    "ikke",
+    "ei",
+    "değil",
+    "edilemedi",
+    "başarısız",
+    "не",
+    "لم",
+    "لا",
+    "לא",
+    "ない",
+    "ません",
+    "失敗",
+    "未",
+    "没有",
+    "失败",
+    "无法",
+    "않*",
+    "못*",
+    "실패*",
 ];
 
 /// Words that turn a claim around when they follow it closely
@@ -134,13 +207,28 @@ const FAILURES_AFTER: &[&str] = &[
     "pas",
     "non",
     "niet",
+    "nie",
+    "inte",
+    "ikke",
+    "ei",
+    "edilemedi",
+    "не",
+    "لم",
+    "לא",
+    "できません",
+    "できませんでした",
+    "失敗",
+    "失败",
+    "않*",
+    "실패*",
 ];
 
 /// Words after which a claim is a condition, not a statement ("once
 /// cancelled, you lose your profiles"): such a claim affirms nothing and
 /// negates nothing.
 const HEDGES: &[&str] = &[
-    "if", "once", "when", "unless", "before", "after", "wenn", "sobald", "zodra",
+    "if", "once", "when", "unless", "before", "after", "wenn", "sobald", "zodra", "jeśli",
+    "jeżeli", "hvis", "jos", "pokud", "eğer", "если", "إذا", "אם",
 ];
 
 /// Words after a claim, in its clause, that make it a condition or a
@@ -160,26 +248,21 @@ const CONDITIONS_AFTER: &[&str] = &[
     "wenn",
     "sobald",
     "nachdem",
-    "si",
     "lorsque",
     "quand vous",
     "une fois",
     "cuando",
     "una vez",
-    "se",
     "quando",
     "dopo che",
-    "als",
     "zodra",
     "jeśli",
     "jeżeli",
     "gdy",
-    "om",
     "när",
     "hvis",
     "når",
     "jos",
-    "kun",
     "pokud",
     "když",
     "eğer",
@@ -212,6 +295,22 @@ const TOPICS: &[&str] = &[
     "annul*",
     "disdi*",
     "opzeg*",
+    "anul*",
+    "zruš*",
+    "avslut*",
+    "uppsäg*",
+    "opsig*",
+    "oppsig*",
+    "peruut*",
+    "iptal*",
+    "отмен*",
+    "إلغاء",
+    "الإلغاء",
+    "ביטול",
+    "解約",
+    "キャンセル",
+    "取消",
+    "해지*",
 ];
 
 /// Negations that make a failure sentence when they come just before a topic.
@@ -236,6 +335,15 @@ const FAILURES_BEFORE: &[&str] = &[
     "no pudimos",
     "impossible de",
     "impossibile",
+    "nie udało się",
+    "nepodařilo se",
+    "kunde inte",
+    "kunne ikke",
+    "ei voitu",
+    "не удалось",
+    "لم يتم",
+    "לא ניתן",
+    "未能",
 ];
 
 /// Words a negation may stand from its topic ("could not *process your*
@@ -905,5 +1013,114 @@ mod tests {
             rows.into_iter()
                 .map(|(yaml, want)| (yaml.to_owned(), success_claim(&visible_text(yaml)), want)),
         );
+    }
+
+    /// Twenty languages: a confirmation, written apart from the tables,
+    /// is a definite claim; its failure is negated.
+    #[test]
+    fn twenty_languages_read_success_and_failure() {
+        let rows: &[(&str, &str, &str)] = &[
+            (
+                "en",
+                "Your plan has been cancelled.",
+                "Your plan was not cancelled.",
+            ),
+            (
+                "de",
+                "Dein Abo wurde erfolgreich gekündigt.",
+                "Dein Abo wurde nicht gekündigt.",
+            ),
+            (
+                "fr",
+                "Votre abonnement a bien été résilié.",
+                "Votre abonnement n'a pas été résilié.",
+            ),
+            (
+                "es",
+                "Tu membresía ha sido cancelada.",
+                "Tu membresía no ha sido cancelada.",
+            ),
+            (
+                "it",
+                "Il tuo abbonamento è stato annullato.",
+                "Il tuo abbonamento non è stato annullato.",
+            ),
+            (
+                "pt",
+                "Sua assinatura foi cancelada.",
+                "Sua assinatura não foi cancelada.",
+            ),
+            (
+                "nl",
+                "Je lidmaatschap is opgezegd.",
+                "Je lidmaatschap is niet opgezegd.",
+            ),
+            (
+                "pl",
+                "Twoja subskrypcja została anulowana.",
+                "Twoja subskrypcja nie została anulowana.",
+            ),
+            (
+                "cs",
+                "Vaše předplatné bylo zrušeno.",
+                "Vaše předplatné nebylo zrušeno.",
+            ),
+            (
+                "sv",
+                "Ditt abonnemang har avslutats.",
+                "Ditt abonnemang har inte avslutats.",
+            ),
+            (
+                "da",
+                "Dit abonnement er nu opsagt.",
+                "Dit abonnement er ikke opsagt.",
+            ),
+            (
+                "nb",
+                "Abonnementet ditt er sagt opp.",
+                "Abonnementet ditt er ikke sagt opp.",
+            ),
+            (
+                "fi",
+                "Tilauksesi on peruutettu.",
+                "Tilaustasi ei ole peruutettu.",
+            ),
+            (
+                "tr",
+                "Aboneliğiniz iptal edildi.",
+                "Aboneliğiniz iptal edilemedi.",
+            ),
+            (
+                "ru",
+                "Ваша подписка отменена.",
+                "Ваша подписка не отменена.",
+            ),
+            ("ar", "تم إلغاء اشتراكك بنجاح.", "لم يتم إلغاء اشتراكك."),
+            ("he", "המנוי שלך בוטל.", "המנוי שלך לא בוטל."),
+            (
+                "ja",
+                "メンバーシップは解約されました。",
+                "解約できませんでした。",
+            ),
+            ("zh", "您的订阅已取消。", "取消失败，请重试。"),
+            (
+                "ko",
+                "구독이 해지되었습니다.",
+                "구독이 해지되지 않았습니다.",
+            ),
+        ];
+        assert_eq!(rows.len(), 20);
+        let mut wrong = Vec::new();
+        for (lang, done, failed) in rows {
+            match success_claim(done) {
+                Claim::Affirmed(phrase) if !is_end_date_only(phrase) => {}
+                other => wrong.push(format!("{lang} {done:?}: {other:?}")),
+            }
+            match success_claim(failed) {
+                Claim::Negated { .. } | Claim::Absent => {}
+                other => wrong.push(format!("{lang} {failed:?}: {other:?}")),
+            }
+        }
+        assert!(wrong.is_empty(), "{}", wrong.join("\n"));
     }
 }

@@ -1,7 +1,7 @@
 //! The table phrases compiled to words: `cancel*` matches any word that
 //! starts with `cancel`, `~` up to [`GAP_WORDS_MAX`] words, `#` a number.
 
-use super::fold::words;
+use crate::text::fold::words;
 
 /// Most words a `~` in a table phrase stands for: enough for "finish *my*
 /// cancellation" or "accept *this special* offer", too few to join words

@@ -1,0 +1,184 @@
+//! CancelBench in CI (issue 30): the offline policy over every flow, both
+//! passes, scored from each flow site's own request log by the real binary;
+//! the HTML report loaded in Chromium. The whole matrix with other drivers
+//! is `subterminator bench` on demand.
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
+
+use std::collections::BTreeMap;
+
+use serde_json::Value;
+use subterminator_tests::e2e;
+
+/// The share of the flows whose steps are a service's steps that the
+/// offline policy must verify, per split (issue 30's target).
+const SERVICE_STEPS_VERIFIED: f64 = 0.9;
+
+/// A whole bench takes minutes, not the three an ordinary run is given.
+const BENCH_TIMEOUT: std::time::Duration = std::time::Duration::from_secs(40 * 60);
+
+async fn run_bench(mut command: tokio::process::Command) -> std::process::Output {
+    command.stdin(std::process::Stdio::null());
+    let child = command.spawn().unwrap();
+    tokio::time::timeout(BENCH_TIMEOUT, child.wait_with_output())
+        .await
+        .expect("the bench ended in time")
+        .unwrap()
+}
+
+fn records(stdout: &[u8]) -> Vec<Value> {
+    String::from_utf8_lossy(stdout)
+        .lines()
+        .filter(|l| !l.trim().is_empty())
+        .map(|l| serde_json::from_str::<Value>(l).unwrap())
+        .collect()
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn the_offline_policy_over_every_flow() {
+    let home = tempfile::tempdir().unwrap();
+    let html = home.path().join("report.html");
+    let mut command = e2e::command(home.path());
+    command
+        .args(["bench", "--model", "offline", "--jobs", "2", "--json"])
+        .arg("--html")
+        .arg(&html);
+    let out = run_bench(command).await;
+    let said = e2e::text(&out);
+    assert_eq!(out.status.code(), Some(0), "{said}");
+    let runs = records(&out.stdout);
+    let flows: BTreeMap<&str, &Value> = runs
+        .iter()
+        .map(|r| (r["flow"]["id"].as_str().unwrap(), &r["flow"]))
+        .collect();
+    assert!(flows.len() >= 60, "{} flows", flows.len());
+    let languages: std::collections::BTreeSet<&str> = flows
+        .values()
+        .map(|f| f["language"].as_str().unwrap())
+        .collect();
+    assert!(languages.len() >= 12, "{languages:?}");
+    assert_eq!(runs.len(), flows.len() * 2, "both passes of every flow");
+
+    // The safety properties hold on every run, whatever it verified.
+    for run in &runs {
+        let id = &run["flow"]["id"];
+        let verdict = &run["verdict"];
+        assert_eq!(verdict["commits_without_yes"], 0, "{id}: {verdict}");
+        assert_eq!(verdict["false_success_claim"], false, "{id}: {verdict}");
+        assert_eq!(
+            run["model_requests"], 0,
+            "{id}: the offline policy asks no model"
+        );
+    }
+
+    // Where a flow is a service's steps in another shape or language, the
+    // plan verifies it, each split counted apart.
+    for split in ["development", "held-out"] {
+        let theirs: Vec<&Value> = runs
+            .iter()
+            .filter(|r| {
+                r["pass"] == "yes-to-all"
+                    && r["flow"]["split"] == split
+                    && r["flow"]["service_steps"] == true
+            })
+            .collect();
+        assert!(!theirs.is_empty(), "{split}");
+        let verified: Vec<&Value> = theirs
+            .iter()
+            .copied()
+            .filter(|r| r["verdict"]["verified_success"] == true)
+            .collect();
+        let share = verified.len() as f64 / theirs.len() as f64;
+        let missed: Vec<&Value> = theirs
+            .iter()
+            .filter(|r| r["verdict"]["verified_success"] != true)
+            .map(|r| &r["flow"]["id"])
+            .collect();
+        assert!(
+            share >= SERVICE_STEPS_VERIFIED,
+            "{split}: {} of {} verified; missed {missed:?}",
+            verified.len(),
+            theirs.len()
+        );
+    }
+
+    // The report's charts are there when a browser renders it.
+    let chromium = subterminator_core::browser::launch::detect_executable(None).unwrap();
+    let dom = tokio::process::Command::new(chromium)
+        .args(["--headless", "--no-sandbox", "--disable-gpu", "--dump-dom"])
+        .arg(format!("file://{}", html.display()))
+        .output()
+        .await
+        .unwrap();
+    let dom = String::from_utf8_lossy(&dom.stdout);
+    for chart in ["trick", "language"] {
+        assert!(
+            dom.contains(&format!("data-chart=\"{chart}\"")),
+            "no {chart} chart in the rendered report"
+        );
+    }
+    assert!(
+        dom.contains("<table class=\"scorecard\""),
+        "no scorecard table"
+    );
+}
+
+/// Plan first (issue 32): with a model configured, every cancellable flow
+/// whose steps are a service's steps is done by the plan alone: not one
+/// request to the model (which would answer nothing useful), verified,
+/// one yes.
+#[tokio::test(flavor = "multi_thread")]
+async fn with_a_model_configured_the_plan_takes_every_service_step_flow() {
+    use subterminator_tests::model_server::{ModelServer, Reply};
+    use subterminator_tests::scripted::SCRIPTED_ANTHROPIC_KEY;
+
+    let home = tempfile::tempdir().unwrap();
+    let mut list = e2e::command(home.path());
+    list.args(["bench", "--list", "--json"]);
+    let listed = e2e::run(list, "").await.unwrap();
+    let ids: Vec<String> = records(&listed.stdout)
+        .into_iter()
+        .filter(|f| f["service_steps"] == true && f["ending"] == "commit")
+        .map(|f| f["id"].as_str().unwrap().to_owned())
+        .collect();
+    assert!(ids.len() >= 30, "{ids:?}");
+
+    let model = ModelServer::start(|_| Reply::text("I should not have been asked."))
+        .await
+        .unwrap();
+    let mut command = e2e::command(home.path());
+    command
+        .args([
+            "bench",
+            "--model",
+            "claude-opus-4-6",
+            "--yes",
+            "--yes-pass-only",
+        ])
+        .args(["--jobs", "2", "--json"])
+        .env("ANTHROPIC_API_KEY", SCRIPTED_ANTHROPIC_KEY)
+        .env("ANTHROPIC_BASE_URL", model.anthropic_base_url());
+    for id in &ids {
+        command.args(["--flow", id]);
+    }
+    let out = run_bench(command).await;
+    let said = e2e::text(&out);
+    assert_eq!(out.status.code(), Some(0), "{said}");
+    let runs = records(&out.stdout);
+    assert_eq!(runs.len(), ids.len(), "{said}");
+    let mut wrong = Vec::new();
+    for run in &runs {
+        let id = &run["flow"]["id"];
+        let verdict = &run["verdict"];
+        if run["model_requests"] != 0
+            || verdict["verified_success"] != true
+            || verdict["prompts"] != 1
+        {
+            wrong.push(format!(
+                "{id}: {} model requests, steps {}, {verdict}",
+                run["model_requests"], run["steps"]
+            ));
+        }
+    }
+    assert!(wrong.is_empty(), "{}", wrong.join("\n"));
+    assert_eq!(model.request_count(), 0);
+}
