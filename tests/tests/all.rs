@@ -23,5 +23,6 @@ mod suite {
     mod record;
     mod robust;
     mod sandbox;
+    mod scan;
     mod services;
 }

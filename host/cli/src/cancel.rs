@@ -9,6 +9,7 @@ use subterminator_core::batch;
 use subterminator_core::config::Config;
 use subterminator_core::error::Result;
 use subterminator_core::paths::Dirs;
+use subterminator_core::plugin::Registry;
 use subterminator_core::session::{self, SessionSpec, Tools};
 
 #[derive(Debug, Args)]
@@ -154,13 +155,7 @@ impl RunArgs {
 
 pub async fn run(args: CancelArgs, dirs: &Dirs, json: bool, verbose: bool) -> Result<u8> {
     let config = Config::load(&dirs.config_file())?;
-    let mut spec = args.run.spec(&config, json, verbose)?;
-    if spec.max_turns == 0 {
-        return Err(subterminator_core::Error::Configuration(
-            "--max-turns must be at least 1; pass a number such as --max-turns 20".into(),
-        ));
-    }
-    spec.isolated = args.isolated;
+    let mut spec = session_spec(&args.run, args.isolated, &config, json, verbose)?;
     let start_urls = start_urls(&args.services, &args.start_url)?;
     let registry = subterminator_core::plugin::load_registry(dirs).await?;
     if let [id] = args.services.as_slice() {
@@ -176,37 +171,73 @@ pub async fn run(args: CancelArgs, dirs: &Dirs, json: bool, verbose: bool) -> Re
         let driver = session::driver(&spec, &config, service)?;
         return crate::run::run(dirs, &config, service, &spec, driver).await;
     }
-    let jobs = match args.jobs {
-        None => batch::DEFAULT_JOBS,
-        Some(0) => {
-            return Err(subterminator_core::Error::Configuration(
-                "--jobs must be at least 1; pass e.g. --jobs 2".into(),
-            ));
-        }
-        Some(n) if n > batch::MAX_JOBS => {
-            return Err(subterminator_core::Error::Configuration(format!(
-                "--jobs {n} is more than {}; each run is a browser of its own",
-                batch::MAX_JOBS
-            )));
-        }
-        Some(n) => n,
-    };
+    let jobs = parallel(args.jobs)?;
+    let planned = batch_jobs(&registry, dirs, &config, &spec, &args.services, start_urls)?;
+    super::batch::run(dirs, &config, planned, jobs, json, verbose).await
+}
+
+/// The settings every run of a `cancel` gets, from its flags and the
+/// config, checked. `scan --cancel` builds its runs' settings here too.
+pub(crate) fn session_spec(
+    run: &RunArgs,
+    isolated: bool,
+    config: &Config,
+    json: bool,
+    verbose: bool,
+) -> Result<SessionSpec> {
+    let mut spec = run.spec(config, json, verbose)?;
+    if spec.max_turns == 0 {
+        return Err(subterminator_core::Error::Configuration(
+            "--max-turns must be at least 1; pass a number such as --max-turns 20".into(),
+        ));
+    }
+    spec.isolated = isolated;
+    Ok(spec)
+}
+
+/// `--jobs`, checked: how many runs of a batch go at once.
+pub(crate) fn parallel(jobs: Option<usize>) -> Result<usize> {
+    match jobs {
+        None => Ok(batch::DEFAULT_JOBS),
+        Some(0) => Err(subterminator_core::Error::Configuration(
+            "--jobs must be at least 1; pass e.g. --jobs 2".into(),
+        )),
+        Some(n) if n > batch::MAX_JOBS => Err(subterminator_core::Error::Configuration(format!(
+            "--jobs {n} is more than {}; each run is a browser of its own",
+            batch::MAX_JOBS
+        ))),
+        Some(n) => Ok(n),
+    }
+}
+
+/// The runs of `cancel a b c`, one per service with its start URL, each
+/// checked (start URL, replay, model) before any browser starts. `scan
+/// --cancel` hands its services to the batch through this too, so that its
+/// runs are exactly the ones `cancel` would start.
+pub(crate) fn batch_jobs(
+    registry: &Registry,
+    dirs: &Dirs,
+    config: &Config,
+    spec: &SessionSpec,
+    services: &[String],
+    start_urls: Vec<Option<String>>,
+) -> Result<Vec<batch::Job>> {
     let mut planned = Vec::new();
-    for (id, start_url) in args.services.iter().zip(start_urls) {
+    for (id, start_url) in services.iter().zip(start_urls) {
         let service = registry.get(id)?;
         let mut spec = spec.clone();
         spec.start_url = start_url;
         session::start_url(&spec, service)?;
         session::check_replay(&spec, dirs, service)?;
         // A model that cannot be reached is found out before any browser starts.
-        session::driver(&spec, &config, service)?;
+        session::driver(&spec, config, service)?;
         planned.push(batch::Job {
             service: service.clone(),
             spec,
         });
     }
     batch::check_profiles(&planned)?;
-    super::batch::run(dirs, &config, planned, jobs, json, verbose).await
+    Ok(planned)
 }
 
 /// Each service's `--start-url`: one plain URL for one service, or

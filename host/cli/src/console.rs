@@ -59,7 +59,7 @@ impl Console {
 
 /// Drops what the terminal holds of a line not yet finished.
 #[cfg(unix)]
-fn discard_typed_ahead() {
+pub(crate) fn discard_typed_ahead() {
     use nix::sys::termios::{FlushArg, tcflush};
     if let Err(e) = tcflush(std::io::stdin(), FlushArg::TCIFLUSH) {
         tracing::debug!("cannot discard typed-ahead input: {e}");
@@ -67,4 +67,4 @@ fn discard_typed_ahead() {
 }
 
 #[cfg(not(unix))]
-fn discard_typed_ahead() {}
+pub(crate) fn discard_typed_ahead() {}

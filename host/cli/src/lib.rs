@@ -17,6 +17,7 @@ pub mod plugin;
 pub mod run;
 pub mod runs;
 pub mod scaffold;
+pub mod scan;
 mod services;
 mod table;
 mod terminal;
@@ -59,6 +60,9 @@ pub struct Cli {
 pub enum Command {
     /// Cancel a subscription: the model drives your browser, you approve the irreversible steps.
     Cancel(cancel::CancelArgs),
+
+    /// Find what you pay for: the subscriptions in your bank statements, read on this machine.
+    Scan(scan::ScanArgs),
 
     /// See the whole thing work on a bundled practice site (no account, no key needed).
     Demo(demo::DemoArgs),
@@ -208,6 +212,7 @@ pub async fn run(cli: Cli) -> Result<u8> {
     let (json, verbose) = (cli.json, cli.verbose > 0);
     match cli.command {
         Command::Cancel(args) => cancel::run(args, &dirs, json, verbose).await,
+        Command::Scan(args) => scan::run(args, &dirs, json, verbose).await,
         Command::Demo(args) => demo::run(args, &dirs, json, verbose).await,
         Command::Login(args) => login::run(args, &dirs).await,
         Command::Mcp(args) => mcp::run(args, &dirs).await,

@@ -60,6 +60,37 @@ const FLAGS: &[(&str, &[&str], &[&str])] = &[
         // The demo is there to show the checkpoints.
         &["no-checkpoint", "model-drives"],
     ),
+    (
+        "scan",
+        &[
+            "columns",
+            "date-format",
+            "currency",
+            "as-of",
+            "cancel",
+            "yes",
+            "isolated",
+            "jobs",
+            "start-url",
+            "model",
+            "headless",
+            "max-turns",
+            "json",
+            "verbose",
+        ],
+        // The run flags `scan --cancel` passes on as they are; `cancel
+        // --help` shows each with an example.
+        &[
+            "base-url",
+            "dry-run",
+            "no-checkpoint",
+            "tools",
+            "vision",
+            "browser",
+            "replay",
+            "cdp-endpoint",
+        ],
+    ),
     ("login", &["browser"], &["json", "verbose"]),
     (
         "mcp",

@@ -121,6 +121,20 @@ pub enum SkipReason {
     BadRecord,
 }
 
+/// In words, for a person: what was wrong, never what the line said.
+impl fmt::Display for SkipReason {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            SkipReason::MissingCells => "fewer cells than the header",
+            SkipReason::BadDate => "unreadable date",
+            SkipReason::BadAmount => "unreadable amount",
+            SkipReason::BadCurrency => "unknown currency code",
+            SkipReason::NoDescription => "no description",
+            SkipReason::BadRecord => "cannot be split into cells",
+        })
+    }
+}
+
 /// A line that could not be read: where, and why, and nothing of what it said.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
 pub struct Skipped {

@@ -1,0 +1,246 @@
+//! `subterminator scan <statement>…`: the subscriptions in a person's own
+//! bank statements, found on this machine, and with `--cancel` handed to the
+//! same batch `cancel a b c` runs.
+//!
+//! Privacy is the point of doing this locally: statements are read into
+//! memory and nothing of them is written or sent. What they say reaches
+//! stdout (the table or the JSON, which is the answer asked for) and nowhere
+//! else: no log line here names a transaction, an amount or a descriptor,
+//! only file names, formats and counts.
+
+mod ask;
+mod print;
+
+#[cfg(test)]
+mod tests;
+
+use std::path::PathBuf;
+
+use chrono::NaiveDate;
+use clap::Args;
+
+use subterminator_core::error::{Error, Result};
+use subterminator_core::paths::Dirs;
+use subterminator_core::plugin::{Registry, load_registry};
+use subterminator_scan::{
+    Currency, ErrorKind, ScanError, ScanOptions, ServiceDescriptors, Statement, find_subscriptions,
+    known_descriptors, parse_columns, read_statement,
+};
+
+use crate::cancel::RunArgs;
+
+#[derive(Debug, Args)]
+#[command(after_help = "Examples:\n  \
+    subterminator scan chase.csv                     the subscriptions in one statement\n  \
+    subterminator scan jan-jun.csv may-dec.csv       overlapping exports: each charge counted once\n  \
+    subterminator scan export.csv --columns date=Posted,amount=Amount,description=Payee\n  \
+    subterminator scan export.csv --columns date=Day,amount=Sum,description=Text,currency=Cur\n  \
+    subterminator scan export.csv --columns date=Day,debit=Out,credit=In,description=Text\n  \
+    subterminator scan amex-uk.csv --date-format %d/%m/%Y   day-first dates\n  \
+    subterminator scan export.csv --columns date=D,amount=A,description=P --currency EUR\n  \
+    subterminator scan statement.ofx --as-of 2024-06-30     judge \"ended?\" on that day\n  \
+    subterminator scan statement.qfx --json          one JSON object a subscription, then the totals\n  \
+    subterminator scan camt053.xml --cancel          then cancel those a plugin can, after one yes\n  \
+    subterminator scan chase.csv --cancel --yes --model gpt-4o --headless --max-turns 30\n  \
+    subterminator scan chase.csv --cancel --isolated --jobs 3   throwaway profiles, three at once\n  \
+    subterminator scan chase.csv --cancel --start-url spotify=http://127.0.0.1:8080/  a local copy\n  \
+    subterminator scan chase.csv -v                  also which format each file was read as\n\n\
+    Formats: CSV exports of Chase, Bank of America, American Express, Capital One, Monzo,\n\
+    Revolut and N26 (recognised by their header line); any other CSV with --columns (commas\n\
+    or semicolons, decimal points or commas, UTF-8 or Latin-1); OFX 1.x and 2.x; QFX; CAMT.053.\n\n\
+    Privacy: the statements are read on this machine and nothing of them is sent anywhere or\n\
+    written anywhere; only the table (or JSON) you asked for shows what they say.\n\n\
+    Exit codes: 0 read (with --cancel: declined, nothing to cancel, or every run verified);\n\
+    1 a run failed or was not verified; 2 a file that cannot be read or is in no known format,\n\
+    or a bad option; 3 connection; 130 Ctrl+C.")]
+pub struct ScanArgs {
+    /// Bank statements exported as CSV, OFX, QFX or CAMT.053; charges found
+    /// in more than one (overlapping exports) are counted once.
+    #[arg(value_name = "STATEMENT", required = true, num_args = 1..)]
+    pub statements: Vec<PathBuf>,
+
+    /// The columns of a CSV whose bank is not recognised, by header name:
+    /// date=…,amount=…,description=…[,currency=…]; debit=… and credit=…
+    /// instead of amount= for two unsigned columns; charges=positive when
+    /// money out is positive.
+    #[arg(long, value_name = "SPEC")]
+    pub columns: Option<String>,
+
+    /// The CSV's date format (strftime), e.g. %d/%m/%Y; with --columns the
+    /// default is %Y-%m-%d.
+    #[arg(long, value_name = "FORMAT")]
+    pub date_format: Option<String>,
+
+    /// The currency of amounts when the statement does not say (a CSV with
+    /// no currency column), e.g. EUR.
+    #[arg(long, value_name = "CODE")]
+    pub currency: Option<String>,
+
+    /// The day "ended?" is judged on: a subscription whose next charge is
+    /// more than half a period overdue by then is marked ended. Default:
+    /// the latest date in the statements.
+    #[arg(long, value_name = "YYYY-MM-DD")]
+    pub as_of: Option<NaiveDate>,
+
+    /// After the table, cancel the subscriptions a plugin can cancel here,
+    /// once you say yes, as `subterminator cancel a b c` would.
+    #[arg(long)]
+    pub cancel: bool,
+
+    /// With --cancel: start the cancellations without asking first (each
+    /// run still asks before the step that commits).
+    #[arg(long, requires = "cancel")]
+    pub yes: bool,
+
+    /// With --cancel: throwaway browser profiles instead of your signed-in ones.
+    #[arg(long, requires = "cancel")]
+    pub isolated: bool,
+
+    /// With --cancel: how many cancellations run at once (default 2).
+    #[arg(long, value_name = "N", requires = "cancel")]
+    pub jobs: Option<usize>,
+
+    /// With --cancel: run a service's plugin against a local copy of its
+    /// site (plugin development and tests), as SERVICE=URL, once per service.
+    #[arg(long, value_name = "SERVICE=URL", requires = "cancel")]
+    pub start_url: Vec<String>,
+
+    #[command(flatten, next_help_heading = "With --cancel, as for `cancel`")]
+    pub run: RunArgs,
+}
+
+/// Reads the statements, prints what they pay for, and with `--cancel`
+/// offers to cancel it. The exit code is 0, or the batch's.
+pub async fn run(args: ScanArgs, dirs: &Dirs, json: bool, verbose: bool) -> Result<u8> {
+    if !args.cancel
+        && let Some(flag) = run_flag_without_cancel(&args.run)
+    {
+        return Err(Error::Configuration(format!(
+            "{flag} is for the runs of --cancel; add --cancel, or leave {flag} out"
+        )));
+    }
+    let options = options(&args).map_err(refused)?;
+    // A bad flag for the runs is said before any statement is read.
+    let plan = args
+        .cancel
+        .then(|| ask::Plan::new(&args, dirs, json, verbose))
+        .transpose()?;
+    let statements = read_all(&args.statements, &options)?;
+    let registry = load_registry(dirs).await?;
+    crate::print_broken(&registry);
+    let report = find_subscriptions(&statements, &descriptors(&registry), args.as_of);
+    // The transactions are not needed past this point; the report holds
+    // only what the answer shows.
+    drop(statements);
+    if json {
+        print::json_lines(&report);
+    } else {
+        print::table(&report);
+    }
+    match plan {
+        Some(plan) => plan.offer(&report, &registry, dirs).await,
+        None => Ok(0),
+    }
+}
+
+/// The billing descriptors of the services this installation can cancel.
+///
+/// For now the scan crate's own table, restricted to the ids the registry
+/// has (a service without a plugin is "no plugin", whatever its table
+/// says). When plugins declare their billing descriptors in their metadata,
+/// this is the one function that changes.
+pub fn descriptors(registry: &Registry) -> Vec<ServiceDescriptors> {
+    let ids = registry.ids();
+    known_descriptors()
+        .into_iter()
+        .filter(|service| ids.contains(&service.id))
+        .collect()
+}
+
+/// The first of `cancel`'s run flags given, if any. Without `--cancel`
+/// nothing runs, and a flag silently ignored reads as a flag obeyed.
+/// (The scan's own run flags say `requires = "cancel"` to clap; these are
+/// `cancel`'s, shared, so they are checked here.)
+fn run_flag_without_cancel(run: &RunArgs) -> Option<&'static str> {
+    let given = [
+        ("--model", run.model.is_some()),
+        ("--base-url", run.base_url.is_some()),
+        ("--max-turns", run.max_turns.is_some()),
+        ("--dry-run", run.dry_run),
+        ("--headless", run.headless),
+        ("--no-checkpoint", run.no_checkpoint),
+        ("--tools", run.tools.is_some()),
+        ("--vision", run.vision),
+        ("--browser", run.browser.is_some()),
+        ("--replay", run.replay),
+        ("--cdp-endpoint", run.cdp_endpoint.is_some()),
+    ];
+    given
+        .into_iter()
+        .find(|(_, set)| *set)
+        .map(|(flag, _)| flag)
+}
+
+/// The flags that say how to read a statement, checked before any file is.
+fn options(args: &ScanArgs) -> Result<ScanOptions, ScanError> {
+    let currency = match &args.currency {
+        None => None,
+        Some(code) => Some(
+            Currency::parse(code).ok_or_else(|| ScanError::BadCurrency { code: code.clone() })?,
+        ),
+    };
+    let options = ScanOptions {
+        columns: args.columns.as_deref().map(parse_columns).transpose()?,
+        date_format: args.date_format.clone(),
+        currency,
+    };
+    options.validate()?;
+    Ok(options)
+}
+
+/// Every statement, or the first that cannot be read: a scan that left a
+/// file out would show totals that look whole and are not.
+fn read_all(paths: &[PathBuf], options: &ScanOptions) -> Result<Vec<Statement>> {
+    let mut statements = Vec::with_capacity(paths.len());
+    for path in paths {
+        let statement = read_statement(path, options).map_err(refused)?;
+        // Names, formats and counts only: never a line's content.
+        tracing::info!(
+            "read {} as {}: {} lines, {} transactions, {} skipped",
+            statement.name,
+            statement.format,
+            statement.lines_read,
+            statement.transactions.len(),
+            statement.skipped.len()
+        );
+        statements.push(statement);
+    }
+    Ok(statements)
+}
+
+/// A statement or an option the scan cannot use, as the error the command
+/// line exits with: each kind is the person's to fix (exit 2), and the
+/// message says how. The library's message names the file and, for an
+/// unknown CSV, its header names; it never holds a transaction.
+fn refused(error: ScanError) -> Error {
+    let hint = match error.kind() {
+        ErrorKind::Unreadable => "check the path and its permissions",
+        ErrorKind::UnknownFormat => match &error {
+            ScanError::MissingColumn { .. } => {
+                "name the header's own columns in --columns, e.g. --columns date=Posted,amount=Amount,description=Payee"
+            }
+            _ => {
+                "for another bank's CSV, name its columns: --columns date=…,amount=…,description=… (see subterminator scan --help)"
+            }
+        },
+        ErrorKind::Malformed => "download the statement again; the file looks cut short or edited",
+        ErrorKind::BadOptions => "see subterminator scan --help",
+    };
+    // The unknown-format message is long already: its fix gets a line.
+    let separator = if error.kind() == ErrorKind::UnknownFormat {
+        "\n"
+    } else {
+        "; "
+    };
+    Error::Configuration(format!("{error}{separator}{hint}"))
+}

@@ -1,0 +1,216 @@
+//! `scan --cancel`: one question for the whole list, then the same batch
+//! `subterminator cancel a b c` runs, built by `cancel`'s own functions so
+//! that its runs are exactly the ones `cancel` would start (each still asks
+//! before the step that commits).
+
+use std::io::{IsTerminal, Write};
+
+use subterminator_core::config::Config;
+use subterminator_core::error::{Error, Result};
+use subterminator_core::paths::Dirs;
+use subterminator_core::plugin::Registry;
+use subterminator_core::session::SessionSpec;
+use subterminator_scan::{Action, Report};
+
+use super::ScanArgs;
+use crate::cancel;
+
+/// What `--cancel` will need, checked before any statement is read: a bad
+/// `--jobs` or config is said at once, not after the table.
+pub(super) struct Plan {
+    config: Config,
+    spec: SessionSpec,
+    parallel: usize,
+    /// `--start-url SERVICE=URL`, checked for its shape; which services
+    /// they are for is known only once the statements are read.
+    start_urls: Vec<(String, String)>,
+    yes: bool,
+    json: bool,
+    verbose: bool,
+}
+
+impl Plan {
+    pub(super) fn new(args: &ScanArgs, dirs: &Dirs, json: bool, verbose: bool) -> Result<Plan> {
+        let config = Config::load(&dirs.config_file())?;
+        let spec = cancel::session_spec(&args.run, args.isolated, &config, json, verbose)?;
+        Ok(Plan {
+            parallel: cancel::parallel(args.jobs)?,
+            start_urls: start_url_pairs(&args.start_url)?,
+            config,
+            spec,
+            yes: args.yes,
+            json,
+            verbose,
+        })
+    }
+
+    /// Asks once, then runs the batch; its exit code is the command's. With
+    /// nothing a plugin can cancel, or a no, nothing starts and the scan
+    /// itself succeeded: 0.
+    pub(super) async fn offer(
+        self,
+        report: &Report,
+        registry: &Registry,
+        dirs: &Dirs,
+    ) -> Result<u8> {
+        let ids = cancellable(report);
+        if ids.is_empty() {
+            say(
+                self.json,
+                "Nothing to cancel here: no current subscription found has a plugin; the table says where to cancel each.",
+            );
+            return Ok(0);
+        }
+        // Every run is checked (the model's key above all) before the
+        // question, so that a yes is never followed by "cannot start".
+        let (start_urls, unused) = start_urls_for(&ids, &self.start_urls);
+        for id in unused {
+            // A service id, never a transaction: safe to say.
+            say(
+                self.json,
+                &format!("--start-url {id}=…: {id} is not among the services to cancel; left out."),
+            );
+        }
+        let jobs = cancel::batch_jobs(registry, dirs, &self.config, &self.spec, &ids, start_urls)?;
+        if !self.yes && !confirm(&question(&ids), self.json).await {
+            say(self.json, "Nothing was cancelled.");
+            return Ok(0);
+        }
+        crate::batch::run(
+            dirs,
+            &self.config,
+            jobs,
+            self.parallel,
+            self.json,
+            self.verbose,
+        )
+        .await
+    }
+}
+
+/// The services a plugin here can cancel, each once, in the table's order.
+/// A subscription marked "ended?" is left out: its charges stopped, and a
+/// run on an account with nothing to cancel would only fail.
+pub(super) fn cancellable(report: &Report) -> Vec<String> {
+    let mut ids: Vec<String> = Vec::new();
+    for subscription in report.subscriptions.iter().filter(|s| !s.ended) {
+        if let Action::Cancel { service } = &subscription.action
+            && !ids.contains(service)
+        {
+            ids.push(service.clone());
+        }
+    }
+    ids
+}
+
+/// `--start-url` as (service, URL) pairs. Unlike `cancel`'s, each says
+/// whose it is: the services are the statements' to name, not the command
+/// line's, so a bare URL could belong to any of them.
+pub(super) fn start_url_pairs(given: &[String]) -> Result<Vec<(String, String)>> {
+    let mut pairs: Vec<(String, String)> = Vec::new();
+    for entry in given {
+        let Some((id, url)) = entry.split_once('=').filter(|(id, _)| !id.is_empty()) else {
+            return Err(Error::Configuration(format!(
+                "--start-url {entry:?}: say whose it is, e.g. --start-url spotify=http://127.0.0.1:8000/"
+            )));
+        };
+        if pairs.iter().any(|(seen, _)| seen == id) {
+            return Err(Error::Configuration(format!(
+                "--start-url: {id} has two; give each service one"
+            )));
+        }
+        pairs.push((id.to_owned(), url.to_owned()));
+    }
+    Ok(pairs)
+}
+
+/// Each service's start URL in `ids`' order, and the services given one
+/// that is not to be cancelled (not found, ended, or billed elsewhere).
+pub(super) fn start_urls_for(
+    ids: &[String],
+    pairs: &[(String, String)],
+) -> (Vec<Option<String>>, Vec<String>) {
+    let urls = ids
+        .iter()
+        .map(|id| {
+            pairs
+                .iter()
+                .find(|(service, _)| service == id)
+                .map(|(_, url)| url.clone())
+        })
+        .collect();
+    let unused = pairs
+        .iter()
+        .filter(|(service, _)| !ids.contains(service))
+        .map(|(service, _)| service.clone())
+        .collect();
+    (urls, unused)
+}
+
+pub(super) fn question(ids: &[String]) -> String {
+    match ids {
+        [one] => format!("Cancel this subscription here: {one}? [y/N] "),
+        _ => format!(
+            "Cancel these {} subscriptions here: {}? [y/N] ",
+            ids.len(),
+            ids.join(", ")
+        ),
+    }
+}
+
+/// Only a yes is a yes; end of input, an empty line or anything else is no.
+pub(super) fn is_yes(answer: &str) -> bool {
+    matches!(answer.trim().to_lowercase().as_str(), "y" | "yes")
+}
+
+/// Shows `question` and reads one line of stdin. The line is read through
+/// std's one shared stdin buffer, so what follows it (answers a run's
+/// questions will need) stays there for the batch's own reader.
+async fn confirm(question: &str, json: bool) -> bool {
+    // As for a run's questions: a `y` typed before this one was on the
+    // screen is no answer to it. A pipe keeps its lines.
+    if std::io::stdin().is_terminal() {
+        crate::console::discard_typed_ahead();
+    }
+    if json {
+        // stdout is JSON Lines; the question is for the person.
+        anstream::eprint!("{question}");
+        let _ = std::io::stderr().flush();
+    } else {
+        anstream::print!("\n{question}");
+        let _ = std::io::stdout().flush();
+    }
+    let read = tokio::task::spawn_blocking(|| {
+        let mut line = String::new();
+        std::io::stdin().read_line(&mut line).map(|_| line)
+    })
+    .await;
+    match read {
+        Ok(Ok(line)) => {
+            if !line.ends_with('\n') {
+                // End of input: nobody typed Enter, so what follows would
+                // otherwise go on the question's line.
+                say(json, "");
+            }
+            is_yes(&line)
+        }
+        Ok(Err(e)) => {
+            tracing::warn!("cannot read the answer from stdin ({e}); taken as no");
+            false
+        }
+        Err(e) => {
+            tracing::warn!("the stdin reader ended abnormally ({e}); taken as no");
+            false
+        }
+    }
+}
+
+/// A line for the person: on stdout, or on stderr under `--json`, where
+/// stdout holds only JSON.
+fn say(json: bool, line: &str) {
+    if json {
+        anstream::eprintln!("{line}");
+    } else {
+        anstream::println!("{line}");
+    }
+}
