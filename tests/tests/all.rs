@@ -16,6 +16,9 @@ mod suite {
     mod hostile;
     mod llm;
     mod mcp;
+    mod mcp_conformance;
+    mod mcp_faults;
+    mod mcp_modern;
     mod origins;
     mod plugin_cache;
     mod record;
