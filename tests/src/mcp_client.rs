@@ -6,6 +6,12 @@
 //! The SDK lives in a virtualenv under `target/`, made on first use
 //! (`.ci/run` makes it first); `SUBTERMINATOR_TEST_PYTHON` names another
 //! interpreter that has it.
+//!
+//! [`http`] runs the server over HTTP for it (and for raw requests no SDK
+//! would send); [`conformance`] runs the official conformance suite.
+
+pub mod conformance;
+pub mod http;
 
 use std::path::{Path, PathBuf};
 use std::process::Stdio;

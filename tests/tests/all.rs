@@ -17,6 +17,9 @@ mod suite {
     mod hostile;
     mod llm;
     mod mcp;
+    mod mcp_conformance;
+    mod mcp_faults;
+    mod mcp_modern;
     mod origins;
     mod plan_first;
     mod plugin_cache;

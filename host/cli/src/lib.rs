@@ -11,6 +11,7 @@ mod console;
 pub mod demo;
 pub mod doctor;
 pub mod login;
+pub mod manpage;
 pub mod mcp;
 pub mod memory;
 pub mod plugin;
@@ -94,6 +95,10 @@ pub enum Command {
         subterminator completions zsh > ~/.zfunc/_subterminator\n  \
         subterminator completions fish > ~/.config/fish/completions/subterminator.fish")]
     Completions { shell: clap_complete::Shell },
+
+    /// Write the man pages into a folder (for packagers: see host/cli/packaging/).
+    #[command(hide = true)]
+    Manpage { dir: std::path::PathBuf },
 
     /// List the services subterminator can cancel.
     #[command(after_help = "Examples:\n  \
@@ -226,6 +231,12 @@ pub async fn run(cli: Cli) -> Result<u8> {
                 "subterminator",
                 &mut std::io::stdout(),
             );
+            Ok(0)
+        }
+        Command::Manpage { dir } => {
+            for page in manpage::write(&dir)? {
+                anstream::println!("{}", page.display());
+            }
             Ok(0)
         }
         Command::Plugin { action } => plugin::run(action, &dirs, json).await,

@@ -71,6 +71,12 @@ pub struct McpArgs {
     #[arg(long, value_name = "N")]
     pub max_sessions: Option<usize>,
 
+    /// Over HTTP, close the sessions of a client that shows no sign of
+    /// itself between calls for this many seconds (default 20; a client that
+    /// kept an event stream open is gone 10 s after it closes).
+    #[arg(long, value_name = "SECONDS", requires = "http")]
+    pub lease: Option<u64>,
+
     /// The most turns cancel_subscription's agent may take.
     #[arg(long, value_name = "N")]
     pub max_turns: Option<u32>,
@@ -96,10 +102,17 @@ impl McpArgs {
                 "--max-sessions must be at least 1; pass e.g. --max-sessions 4".into(),
             ));
         }
+        let lease = self.lease.map_or(mcp::DEFAULT_LEASE, Duration::from_secs);
+        if lease.is_zero() {
+            return Err(Error::Configuration(
+                "--lease must be at least 1 second; pass e.g. --lease 20".into(),
+            ));
+        }
         Ok(ServeOptions {
             idle_timeout: idle,
             max_sessions,
             isolated_by_default: self.isolated,
+            lease,
         })
     }
 
@@ -152,12 +165,13 @@ pub async fn run(args: McpArgs, dirs: &Dirs) -> Result<u8> {
     served.map(|()| 0)
 }
 
-/// Until the client closes stdin, or SIGTERM / Ctrl+C.
+/// Until the client closes stdin, or SIGTERM / Ctrl+C. Every line is
+/// screened first: malformed input gets its JSON-RPC error.
 async fn serve_stdio(sessions: &Sessions) -> Result<()> {
     use rmcp::ServiceExt;
     let server = McpServer::new(sessions.clone());
     let running = server
-        .serve(rmcp::transport::stdio())
+        .serve(mcp::stdio::stdio())
         .await
         .map_err(|e| Error::Configuration(format!("the MCP client's handshake failed: {e}")))?;
     tokio::select! {

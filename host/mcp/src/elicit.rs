@@ -1,22 +1,21 @@
-//! Approvals through MCP elicitation (`elicitation/create`): the client's
-//! person sees what the terminal prompt shows, with the screenshot as an
-//! image. A client that cannot elicit gets every question answered
-//! [`Answer::Unavailable`]: refused, never approved silently. A declined or
-//! cancelled elicitation is a no.
+//! Approvals as MCP elicitations: the client's person sees what the
+//! terminal prompt shows, with the screenshot as an image. Before
+//! 2026-07-28 the server sends it (`elicitation/create`); from 2026-07-28
+//! the same request travels inside an `input_required` result (see
+//! [`desk`](super::desk)). A client that cannot elicit gets every question
+//! answered [`Answer::Unavailable`]: refused, never approved silently. A
+//! declined or cancelled elicitation is a no.
 
 use rmcp::RoleServer;
 use rmcp::model::{
-    ElicitRequestParams, ElicitResult, ElicitationAction, ElicitationSchema, MetaObject,
-    RequestMetaObject,
+    ClientCapabilities, ElicitRequestParams, ElicitResult, ElicitationAction, ElicitationSchema,
+    MetaObject, RequestMetaObject,
 };
 use rmcp::service::{ElicitationMode, Peer};
 use serde_json::{Value, json};
-use tokio::sync::mpsc;
 
 use super::APPROVAL_TIMEOUT;
-use subterminator_core::agent::Event;
 use subterminator_core::approval::{Answer, ApprovalRequest};
-use subterminator_core::feed::{Ask, Envelope, Update};
 
 /// Where in the request's `_meta` the screenshot goes, as an MCP image
 /// content block (elicitation schemas hold no images).
@@ -27,38 +26,6 @@ pub const NO_ELICITATION: &str = "this MCP client cannot ask you (it does not su
 
 /// The largest screenshot sent inline; a bigger one is named by its path only.
 const MAX_INLINE_SCREENSHOT_BYTES: u64 = 4 * 1024 * 1024;
-
-/// One session's front-end, until its run hangs up: each event to `tap`
-/// (the progress notifications), each approval put to the client's person.
-/// A sign-in cannot be waited for here: the person is not at this machine's
-/// keyboard, and the run ends with its `login` hint instead.
-pub async fn serve(
-    peer: Peer<RoleServer>,
-    mut updates: mpsc::UnboundedReceiver<Envelope>,
-    mut tap: Option<mpsc::UnboundedSender<Event>>,
-) {
-    while let Some(Envelope { from, update }) = updates.recv().await {
-        match update {
-            Update::Event(event) => {
-                if let Some(sender) = &tap
-                    && sender.send(*event).is_err()
-                {
-                    tap = None;
-                }
-            }
-            Update::Question(question) => {
-                let answer = match &question.ask {
-                    Ask::Approval(request) => ask(&peer, request, from.as_deref()).await,
-                    Ask::SignIn { .. } => Answer::Unavailable(
-                        "signing in needs the person at this machine's browser".into(),
-                    ),
-                };
-                question.answer(answer);
-            }
-            Update::Record(_) | Update::Waiting(_) | Update::Notice(_) => {}
-        }
-    }
-}
 
 /// Puts one approval to the client's person.
 pub async fn ask(
@@ -83,6 +50,15 @@ pub async fn ask(
         Ok(result) => answer_of(&result),
         Err(e) => Answer::Unavailable(format!("the MCP client did not answer the approval ({e})")),
     }
+}
+
+/// Whether `capabilities` (a 2026-07-28 request's own) let the server put a
+/// form to the person: elicitation declared, with form mode or no mode
+/// named (which meant form before modes existed).
+pub fn can_elicit(capabilities: Option<&ClientCapabilities>) -> bool {
+    capabilities
+        .and_then(|c| c.elicitation.as_ref())
+        .is_some_and(|e| e.form.is_some() || e.url.is_none())
 }
 
 /// The schema of the answer: a yes or no, and words for a no that lets the

@@ -1,14 +1,16 @@
 //! The server's sessions (seed 004's BrowserManager): one browser per MCP
-//! connection and `session_id`, started by the first call that needs it,
-//! capped in number, closed when idle, and all shut down on exit. Profiles
-//! are throwaway, except a service's signed-in one, which one session at a time
-//! may hold.
+//! connection (or 2026-07-28 session id) and `session_id`, started by the
+//! first call that needs it, capped in number, closed when idle or when
+//! their client is gone, and all shut down on exit. Profiles are throwaway,
+//! except a service's signed-in one, which one session at a time may hold.
 
 use std::collections::BTreeMap;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
+use std::time::Instant;
 
 use super::ServeOptions;
+use super::presence::Presence;
 use super::slot::{Launch, Slot, SlotKey};
 use subterminator_core::config::Config;
 use subterminator_core::error::{Error, Result};
@@ -38,7 +40,7 @@ impl OpenError {
     /// What the client should do about it.
     pub fn remediation(&self) -> String {
         match self {
-            OpenError::TooMany { .. } => "Close one with browser_close, or wait: sessions idle for the server's idle timeout are closed.".into(),
+            OpenError::TooMany { .. } => "Close one with browser_close, or wait: sessions idle for the server's idle timeout, or whose client is gone, are closed.".into(),
             OpenError::ProfileBusy { holder, .. } => format!(
                 "Close session \"{holder}\" with browser_close first, or pass isolated: true for a throwaway profile (signed out)."
             ),
@@ -76,6 +78,9 @@ struct Inner {
     /// against sessions that exist.
     opening: tokio::sync::Mutex<()>,
     connections: AtomicU64,
+    /// Numbers the client's calls for the run record.
+    calls: AtomicU64,
+    presence: Arc<Presence>,
 }
 
 impl Sessions {
@@ -85,11 +90,13 @@ impl Sessions {
                 dirs,
                 config,
                 base,
-                options,
                 registry: tokio::sync::OnceCell::new(),
                 slots: Mutex::new(BTreeMap::new()),
                 opening: tokio::sync::Mutex::new(()),
                 connections: AtomicU64::new(0),
+                calls: AtomicU64::new(0),
+                presence: Presence::new(options.lease),
+                options,
             }),
         }
     }
@@ -107,9 +114,20 @@ impl Sessions {
         &self.inner.base
     }
 
-    /// A number for a new connection: its sessions are its own.
+    /// Which HTTP clients are still there.
+    pub fn presence(&self) -> &Arc<Presence> {
+        &self.inner.presence
+    }
+
+    /// A number for a new connection: its sessions are its own. Never
+    /// [`STATELESS`](super::slot::STATELESS).
     pub fn connection(&self) -> u64 {
         self.inner.connections.fetch_add(1, Ordering::SeqCst) + 1
+    }
+
+    /// A number for a client's call, unique in this server.
+    pub fn next_call(&self) -> u64 {
+        self.inner.calls.fetch_add(1, Ordering::SeqCst) + 1
     }
 
     /// The plugins, loaded by the first call that needs them.
@@ -226,17 +244,28 @@ impl Sessions {
         self.close_where(|_| true, true).await
     }
 
-    /// Closes sessions idle past the timeout, and forgets finished ones.
+    /// Closes the sessions whose client is gone (cut short: nobody is left
+    /// to answer), then those idle past the timeout, and forgets finished
+    /// ones.
     pub async fn reap(&self) -> usize {
+        let now = Instant::now();
+        let presence = self.inner.presence.clone();
+        let gone = self
+            .close_where(|s| !s.is_done() && s.client_gone(&presence, now), true)
+            .await;
+        if gone > 0 {
+            tracing::info!(closed = gone, "client gone: its sessions closed");
+        }
         let limit = self.inner.options.idle_timeout;
-        self.close_where(|s| s.is_done() || s.idle_for(limit), false)
+        gone + self
+            .close_where(|s| s.is_done() || s.idle_for(limit), false)
             .await
     }
 
-    /// Reaps idle sessions until the server ends.
+    /// Reaps idle sessions, and those of clients gone, until the server ends.
     pub fn spawn_reaper(&self) -> tokio::task::JoinHandle<()> {
         let sessions = self.clone();
-        let every = super::reap_interval(self.inner.options.idle_timeout);
+        let every = self.reap_every();
         tokio::spawn(async move {
             let mut tick = tokio::time::interval(every);
             tick.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
@@ -248,6 +277,11 @@ impl Sessions {
                 }
             }
         })
+    }
+
+    /// How often the reaper looks.
+    pub fn reap_every(&self) -> std::time::Duration {
+        super::reap_interval(self.inner.options.idle_timeout, self.inner.options.lease)
     }
 
     /// How many sessions are open now.

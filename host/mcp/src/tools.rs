@@ -2,7 +2,7 @@
 //! understand at first sight. The browser tools are the compact toolset's
 //! own, with their schemas, plus the session they act in.
 
-use std::sync::Arc;
+use std::sync::{Arc, LazyLock};
 
 use rmcp::model::{Tool, ToolAnnotations};
 use serde_json::{Map, Value, json};
@@ -55,7 +55,7 @@ fn service() -> Value {
 fn start_url() -> Value {
     json!({
         "type": "string",
-        "description": "Start here instead of the service's own page: a local copy of its site (for testing plugins). Its origin joins the allowed ones."
+        "description": "Start here instead of the service's own start page: another page of the service's own sites, or a copy of its site on this machine (http://127.0.0.1:PORT/…, for testing plugins). Any other address is refused."
     })
 }
 
@@ -74,11 +74,15 @@ fn in_session(mut schema: Value) -> Value {
     schema
 }
 
+/// An input schema, closed: an argument it does not name is refused (a
+/// misspelt `dry_rum: true` must not run for real).
 fn object(schema: Value) -> Arc<Map<String, Value>> {
-    Arc::new(match schema {
+    let mut map = match schema {
         Value::Object(map) => map,
         _ => Map::new(),
-    })
+    };
+    map.insert("additionalProperties".into(), Value::Bool(false));
+    Arc::new(map)
 }
 
 fn tool(name: &'static str, title: &str, description: &str, schema: Value) -> Tool {
@@ -94,7 +98,17 @@ fn compact_schema(name: &str) -> Value {
 }
 
 /// Every tool, in the order a model should read them.
-pub fn all() -> Vec<Tool> {
+pub fn all() -> &'static [Tool] {
+    static ALL: LazyLock<Vec<Tool>> = LazyLock::new(build);
+    &ALL
+}
+
+/// The tool called `name`.
+pub fn find(name: &str) -> Option<&'static Tool> {
+    all().iter().find(|t| t.name == name)
+}
+
+fn build() -> Vec<Tool> {
     let read_only = ToolAnnotations::new().read_only(true).destructive(false);
     let acting = ToolAnnotations::new().read_only(false).destructive(true);
     let mut snapshot_schema = in_session(compact_schema(compact::GET_SNAPSHOT));
@@ -239,7 +253,7 @@ mod tests {
     fn every_tool_has_an_object_schema_a_title_and_a_description() {
         let tools = all();
         assert_eq!(tools.len(), 11);
-        for t in &tools {
+        for t in tools {
             assert_eq!(
                 t.input_schema.get("type").and_then(Value::as_str),
                 Some("object"),
