@@ -5,6 +5,7 @@
 
 mod suite {
     mod attach;
+    mod audit;
     mod batch;
     mod browser;
     mod cancel_model;
@@ -13,6 +14,7 @@ mod suite {
     mod compact;
     mod ecosystem;
     mod guard;
+    mod honest_sample;
     mod hostile;
     mod llm;
     mod mcp;

@@ -312,6 +312,7 @@ impl Terminal {
             | Event::DialogAnswered { .. }
             | Event::GuardBlocked { .. }
             | Event::ApprovalAsked { .. }
+            | Event::Observed { .. }
             | Event::Verification { .. } => {}
         }
         self.print(from, &out);
