@@ -5,6 +5,7 @@
 
 mod suite {
     mod attach;
+    mod audit;
     mod batch;
     mod bench;
     mod browser;
@@ -14,6 +15,7 @@ mod suite {
     mod compact;
     mod ecosystem;
     mod guard;
+    mod honest_sample;
     mod hostile;
     mod llm;
     mod mcp;

@@ -6,6 +6,7 @@ use anstream::{eprintln, println};
 use chrono::Local;
 use clap::Subcommand;
 
+use subterminator_core::audit::{self, Audit, NOT_ADVICE, RecordView};
 use subterminator_core::error::Result;
 use subterminator_core::exit::{EXIT_SUCCESS, ErrorClass};
 use subterminator_core::paths::Dirs;
@@ -137,10 +138,15 @@ fn list(all: &[RunSummary], json: bool, folder: &std::path::Path) -> Result<u8> 
 
 fn show(run: &RunSummary, json: bool) -> Result<u8> {
     let checked = integrity::verify(&run.dir);
+    let audited = RecordView::read(&run.dir).map(|view| audit::audit(&view));
     if json {
+        let audit = match &audited {
+            Ok(a) => serde_json::json!(a),
+            Err(e) => serde_json::json!({ "problem": e.to_string() }),
+        };
         println!(
             "{}",
-            serde_json::json!({ "run": run, "record": verdict_json(&checked) })
+            serde_json::json!({ "run": run, "record": verdict_json(&checked), "audit": audit })
         );
         return Ok(EXIT_SUCCESS);
     }
@@ -184,7 +190,41 @@ fn show(run: &RunSummary, json: bool) -> Result<u8> {
         }
         None => println!("Receipt:  none (only a verified cancellation has one)"),
     }
+    match &audited {
+        Ok(audit) => print_audit(audit),
+        Err(e) => println!("Audit:    cannot be read: {e}"),
+    }
     Ok(EXIT_SUCCESS)
+}
+
+/// What the flow put in the way, as the receipt says it. Page-supplied
+/// words are made safe for the terminal first.
+fn print_audit(audit: &Audit) {
+    use subterminator_core::text::sanitize;
+    const INDENT: &str = "          ";
+    let path: Vec<String> = audit.screens.iter().map(|s| sanitize(&s.name)).collect();
+    let screens = if audit.committed {
+        "screen(s) before the final step"
+    } else {
+        "screen(s) visited; no step was approved"
+    };
+    println!("Audit:    {} {screens}: {}", path.len(), path.join(" → "));
+    if audit.is_clean() {
+        println!("{INDENT}nothing in the way");
+        return;
+    }
+    for f in &audit.findings {
+        println!(
+            "{INDENT}• {} on \"{}\" ({})",
+            f.kind.title(),
+            sanitize(&f.screen),
+            sanitize(&f.url)
+        );
+        println!("{INDENT}  {}", sanitize(&f.sentence()));
+        let rules: Vec<&str> = f.rules.iter().map(|r| r.name()).collect();
+        println!("{INDENT}  {}", rules.join("; "));
+    }
+    println!("{INDENT}{NOT_ADVICE}");
 }
 
 fn verdict_json(checked: &std::result::Result<Verified, integrity::Mismatch>) -> serde_json::Value {

@@ -315,6 +315,7 @@ impl Terminal {
             | Event::GuardBlocked { .. }
             | Event::GuardHeld { .. }
             | Event::ApprovalAsked { .. }
+            | Event::Observed { .. }
             | Event::Verification { .. } => {}
         }
         self.print(from, &out);

@@ -11,6 +11,7 @@
 
 pub mod agent;
 pub mod approval;
+pub mod audit;
 pub mod batch;
 pub mod browser;
 pub mod config;

@@ -2,15 +2,18 @@
 //! the page said, and that the person approved it. Built from the run's
 //! own record (read back through its hash chain), written as
 //! `receipt.html` (self-contained, images inline), `receipt.md`, and
-//! `receipt.pdf` printed by the same browser.
+//! `receipt.pdf` printed by the same browser. Each carries the run's audit
+//! (`crate::audit`): what the flow put in the way, or nothing.
 
-mod render;
+mod html;
+mod markdown;
 
 use std::path::{Path, PathBuf};
 
-use chrono::{DateTime, Utc};
+use chrono::{DateTime, Local, Utc};
 use serde_json::{Value, json};
 
+use crate::audit::{self, Audit, RecordView};
 use crate::browser::{Browser, BrowserError, BrowserOptions, UserData, tools as mcp};
 use crate::error::{Error, Result};
 use crate::record::{TRANSCRIPT_FILE, chain, integrity};
@@ -73,6 +76,8 @@ pub struct Receipt {
     /// the record from here back cannot change without `runs verify` saying so.
     pub fingerprint: String,
     pub lines: u64,
+    /// What the flow put between the person and the cancellation.
+    pub audit: Audit,
 }
 
 impl Receipt {
@@ -174,6 +179,7 @@ fn from_links(dir: &Path, links: &[chain::Link], confirmation: Confirmation) -> 
             .and_then(Value::as_f64),
         fingerprint: last.map(|l| l.hash.clone()).unwrap_or_default(),
         lines: last.map_or(0, |l| l.seq),
+        audit: audit::audit(&RecordView::from_links(links, dir)),
     }
 }
 
@@ -231,8 +237,8 @@ fn evaluated(result: Option<&str>) -> Option<Value> {
 
 /// Writes `receipt.html` and `receipt.md`; returns the HTML.
 pub fn write(dir: &Path, receipt: &Receipt) -> Result<String> {
-    let html = render::html(receipt);
-    let md = render::markdown(receipt);
+    let html = html::html(receipt);
+    let md = markdown::markdown(receipt);
     for (name, body) in [(RECEIPT_HTML, &html), (RECEIPT_MD, &md)] {
         let path = dir.join(name);
         std::fs::write(&path, body).map_err(|e| Error::io("cannot write the receipt", &path, e))?;
@@ -289,62 +295,25 @@ fn excerpt(text: &str) -> std::borrow::Cow<'_, str> {
     crate::text::truncate(text, MAX_RECEIPT_TEXT_CHARS, "…")
 }
 
-#[cfg(test)]
-mod tests {
-    #![allow(clippy::unwrap_used)]
-    use super::*;
-    use crate::record::RunRecord;
-
-    #[test]
-    fn a_receipt_says_what_the_record_says() {
-        let root = tempfile::tempdir().unwrap();
-        let mut record = RunRecord::create(root.path(), "netflix").unwrap();
-        let shot = record.next_screenshot();
-        std::fs::write(&shot, b"png").unwrap();
-        let events = [
-            json!({"type": "run_started", "service": "netflix", "display_name": "Netflix",
-                   "model": "claude-sonnet-4 (anthropic)",
-                   "plugin": {"id": "netflix", "version": "0.2.0", "sha256": "ab12"}}),
-            json!({"type": "approval_asked", "turn": 4, "request": {
-                   "reason": "the plan marks this step irreversible", "action": "browser_click",
-                   "target": "button \"Finish Cancellation\"", "shows": "Finish Cancellation",
-                   "url": "https://www.netflix.com/cancelplan", "screenshot": shot}}),
-            json!({"type": "approval_answered", "turn": 4, "answer": {"answer": "approved"}}),
-            json!({"type": "finished", "result": {"success": true, "verified": true, "turns": 6,
-                   "usage": {"input": 9000, "output": 400}, "cost_usd": 0.033}}),
-        ];
-        for event in &events {
-            record.append(event).unwrap();
-        }
-        let head = record.head().to_owned();
-        let receipt = Receipt::from_record(record.dir(), Confirmation::default()).unwrap();
-        assert_eq!(receipt.display_name, "Netflix");
-        assert_eq!(receipt.plugin_sha256, "ab12");
-        assert_eq!(
-            (receipt.turns, receipt.input_tokens, receipt.output_tokens),
-            (6, 9000, 400)
-        );
-        assert_eq!(receipt.fingerprint, head);
-        assert_eq!(receipt.approvals.len(), 1);
-        let approval = &receipt.approvals[0];
-        assert_eq!(approval.answer, "approved");
-        assert_eq!(approval.screenshot.as_deref(), Some(shot.as_path()));
-        assert!(!approval.answered_at.is_empty());
-    }
-
-    #[test]
-    fn evaluate_answers_unwrap() {
-        let cases = [
-            (
-                Some("\"{\\\"url\\\":\\\"u\\\"}\""),
-                Some(json!({"url": "u"})),
-            ),
-            (Some("{\"url\":\"u\"}"), Some(json!({"url": "u"}))),
-            (Some("not json"), None),
-            (None, None),
-        ];
-        for (answer, expected) in cases {
-            assert_eq!(evaluated(answer), expected, "{answer:?}");
-        }
+/// How a cost is written; unknown when the model's price is not listed.
+fn cost(receipt: &Receipt) -> String {
+    match receipt.cost_usd {
+        Some(c) => format!("${c:.4}"),
+        None => "unknown (no list price for this model)".to_owned(),
     }
 }
+
+/// When it was confirmed, in UTC and in the machine's time zone.
+fn times(receipt: &Receipt) -> (String, String) {
+    (
+        receipt.finished.format("%Y-%m-%d %H:%M:%S UTC").to_string(),
+        receipt
+            .finished
+            .with_timezone(&Local)
+            .format("%Y-%m-%d %H:%M:%S %:z")
+            .to_string(),
+    )
+}
+
+#[cfg(test)]
+mod tests;

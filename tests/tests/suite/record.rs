@@ -89,8 +89,9 @@ async fn a_verified_success_has_a_receipt_and_a_record_that_verifies() {
     assert!(pages >= 1, "no page in the PDF");
     let md = std::fs::read_to_string(run.join("receipt.md")).unwrap();
     assert!(md.contains("Your membership ends on"), "{md}");
+    // Prose escaped, the target a code span (`receipt/markdown.rs`).
     assert!(
-        md.contains("browser_click button \"Finish Cancellation\""),
+        md.contains("browser\\_click `button \"Finish Cancellation\"`"),
         "{md}"
     );
 

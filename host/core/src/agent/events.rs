@@ -143,6 +143,19 @@ pub enum Event {
         message: String,
         accepted: bool,
     },
+    /// Something about an element the accessibility tree cannot show and
+    /// the host's DOM probe measured: `kind` is `low_contrast`, `hidden` or
+    /// `tiny` (and `required`, a form field the page will not go on
+    /// without); `target` the element as resolved (`link "Cancel"`);
+    /// `detail` the measurement (`contrast 1.3:1`, `9 px`). The run's
+    /// audit (`audit.rs`) turns it into a finding. No probe emits it yet:
+    /// the record's shape comes first so the audit and its tests are ready.
+    Observed {
+        turn: u32,
+        kind: String,
+        target: String,
+        detail: String,
+    },
     ApprovalAsked {
         turn: u32,
         request: ApprovalRequest,

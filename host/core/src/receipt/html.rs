@@ -1,35 +1,16 @@
-//! The receipt as HTML (self-contained: styles and images inline, nothing
-//! fetched) and as a short Markdown note. Every page-supplied string is
+//! The receipt as HTML: self-contained (styles and images inline, nothing
+//! fetched, a policy that forbids scripts), and every page-supplied string
 //! escaped: the confirmation page must not be able to script its receipt.
 
 use std::fmt::Write as _;
 use std::path::Path;
 
 use base64::Engine as _;
-use chrono::Local;
 
-use super::{Approval, Receipt, excerpt};
+use super::{Approval, Receipt, cost, excerpt, times};
+use crate::audit::{Audit, NOT_ADVICE};
 
-/// How a cost is written; unknown when the model's price is not listed.
-fn cost(receipt: &Receipt) -> String {
-    match receipt.cost_usd {
-        Some(c) => format!("${c:.4}"),
-        None => "unknown (no list price for this model)".to_owned(),
-    }
-}
-
-fn times(receipt: &Receipt) -> (String, String) {
-    (
-        receipt.finished.format("%Y-%m-%d %H:%M:%S UTC").to_string(),
-        receipt
-            .finished
-            .with_timezone(&Local)
-            .format("%Y-%m-%d %H:%M:%S %:z")
-            .to_string(),
-    )
-}
-
-fn escape(text: &str) -> String {
+pub(super) fn escape(text: &str) -> String {
     let mut out = String::with_capacity(text.len());
     for c in text.chars() {
         match c {
@@ -63,7 +44,8 @@ const STYLE: &str = "body{font-family:system-ui,sans-serif;max-width:52rem;margi
 h1{font-size:1.5rem}h2{font-size:1.1rem;margin-top:2rem;border-bottom:1px solid #ddd}\
 dl{display:grid;grid-template-columns:11rem 1fr;gap:.3rem 1rem}dt{color:#555}dd{margin:0;overflow-wrap:anywhere}\
 img{max-width:100%;border:1px solid #ccc}pre{white-space:pre-wrap;background:#f6f6f6;padding:.8rem;font-size:.85rem}\
-code{font-size:.85rem;overflow-wrap:anywhere}.ok{color:#0a6b2d}.missing{color:#a00}";
+code{font-size:.85rem;overflow-wrap:anywhere}.ok{color:#0a6b2d}.missing{color:#a00}\
+.finding{margin:.6rem 0}.rules{color:#555;font-size:.9rem}.note{color:#555;font-size:.85rem}";
 
 pub fn html(r: &Receipt) -> String {
     let (utc, local) = times(r);
@@ -98,6 +80,7 @@ pub fn html(r: &Receipt) -> String {
     for (n, a) in r.approvals.iter().enumerate() {
         approval_html(&mut out, n + 1, a);
     }
+    audit_html(&mut out, &r.audit);
     let _ = write!(
         out,
         "<h2>How it was done</h2>\n<dl>\
@@ -156,112 +139,40 @@ fn approval_html(out: &mut String, n: usize, a: &Approval) {
     );
 }
 
-pub fn markdown(r: &Receipt) -> String {
-    let (utc, local) = times(r);
-    let c = &r.confirmation;
-    let mut out = format!(
-        "# {name}: cancellation confirmed\n\n\
-         - Confirmed at: {utc} ({local})\n\
-         - Confirmation page: {url}\n\
-         - Page title: {title}\n",
-        name = r.display_name,
-        url = c.url,
-        title = c.title,
-    );
-    for (n, a) in r.approvals.iter().enumerate() {
-        let target = a.target.as_deref().unwrap_or_default();
-        let _ = writeln!(
-            out,
-            "- Approval {}: {} {target} on {}: asked {}, {} {}",
-            n + 1,
-            a.action,
-            a.url,
-            a.asked_at,
-            a.answer,
-            a.answered_at
-        );
-    }
-    let _ = write!(
+/// What stood in the way: the screens, then each finding with its rules,
+/// or "nothing in the way".
+fn audit_html(out: &mut String, audit: &Audit) {
+    out.push_str("<h2 id=\"audit\">What stood in the way</h2>\n");
+    let path: Vec<String> = audit.screens.iter().map(|s| escape(&s.name)).collect();
+    let _ = writeln!(
         out,
-        "- Plugin: {} {} (sha256 {})\n\
-         - Model: {}; {} turns; {} input and {} output tokens; cost {}\n\
-         - Run: {} (record fingerprint {})\n\n\
-         The page said:\n\n> {}\n\n\
-         Full receipt with screenshots: receipt.html (and receipt.pdf). \
-         Check the record with `subterminator runs verify {}`.\n",
-        r.plugin_id,
-        r.plugin_version,
-        r.plugin_sha256,
-        r.model,
-        r.turns,
-        r.input_tokens,
-        r.output_tokens,
-        cost(r),
-        r.run_id,
-        r.fingerprint,
-        excerpt(&c.text).replace('\n', "\n> "),
-        r.run_id,
+        "<p>{} screen(s) before the final step: {}.</p>",
+        audit.screens.len(),
+        path.join(" → ")
     );
-    out
-}
-
-#[cfg(test)]
-mod tests {
-    #![allow(clippy::unwrap_used)]
-    use super::*;
-    use crate::receipt::Confirmation;
-
-    fn receipt(text: &str) -> Receipt {
-        Receipt {
-            run_id: "20261123T101500Z-netflix-1a2b3c4d".into(),
-            service: "netflix".into(),
-            display_name: "Netflix".into(),
-            finished: chrono::Utc::now(),
-            confirmation: Confirmation {
-                url: "https://www.netflix.com/cancelplan/confirm".into(),
-                title: "Cancelled".into(),
-                text: text.into(),
-                screenshot: None,
-            },
-            approvals: vec![Approval {
-                action: "browser_click".into(),
-                target: Some("button \"Finish <Cancellation>\"".into()),
-                answer: "approved".into(),
-                ..Approval::default()
-            }],
-            plugin_id: "netflix".into(),
-            plugin_version: "0.2.0".into(),
-            plugin_sha256: "ab12".into(),
-            model: "offline policy (no model)".into(),
-            turns: 5,
-            input_tokens: 0,
-            output_tokens: 0,
-            cost_usd: Some(0.0),
-            fingerprint: "f".repeat(64),
-            lines: 40,
+    if audit.is_clean() {
+        out.push_str("<p id=\"audit-clean\">Nothing in the way.</p>\n");
+    } else {
+        out.push_str("<ul id=\"findings\">\n");
+        for f in &audit.findings {
+            let rules: Vec<String> = f
+                .rules
+                .iter()
+                .map(|r| format!("{}: {}", escape(r.name()), escape(r.says())))
+                .collect();
+            let _ = writeln!(
+                out,
+                "<li class=\"finding\" data-kind=\"{kind}\"><strong>{title}</strong> on “{screen}” \
+                 (<code>{url}</code>): {sentence}<br><span class=\"rules\">{rules}</span></li>",
+                kind = f.kind.id(),
+                title = escape(f.kind.title()),
+                screen = escape(&f.screen),
+                url = escape(&f.url),
+                sentence = escape(&f.sentence()),
+                rules = rules.join("<br>"),
+            );
         }
+        out.push_str("</ul>\n");
     }
-
-    #[test]
-    fn page_text_cannot_script_the_receipt() {
-        let html = html(&receipt(
-            "<script>alert(1)</script><img src=https://evil.example/x>",
-        ));
-        assert!(!html.contains("<script>"));
-        assert!(!html.contains("<img src=https"));
-        assert!(html.contains("&lt;script&gt;"));
-        assert!(html.contains("Finish &lt;Cancellation&gt;"));
-        assert!(html.contains("default-src 'none'"));
-    }
-
-    #[test]
-    fn both_forms_name_the_run_and_its_fingerprint() {
-        let r = receipt("Your membership ends on December 16.");
-        for text in [html(&r), markdown(&r)] {
-            assert!(text.contains(&r.run_id));
-            assert!(text.contains(&r.fingerprint));
-            assert!(text.contains("Your membership ends on December 16."));
-            assert!(text.contains("$0.0000"));
-        }
-    }
+    let _ = writeln!(out, "<p class=\"note\">{}</p>", escape(NOT_ADVICE));
 }
