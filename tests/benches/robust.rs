@@ -62,7 +62,7 @@ fn cancel(home: &Path, url: &str, model: Option<&ModelServer>) -> tokio::process
     match model {
         Some(model) => {
             command
-                .args(["--model", "claude-opus-4-6"])
+                .args(["--model", "claude-opus-4-6", "--model-drives"])
                 .env("ANTHROPIC_API_KEY", SCRIPTED_ANTHROPIC_KEY)
                 .env("ANTHROPIC_BASE_URL", model.anthropic_base_url());
         }

@@ -163,6 +163,7 @@ async fn main() -> anyhow::Result<()> {
                 "full",
             ])
             .args(["--headless", "--isolated", "--model", "claude-opus-4-6"])
+            .arg("--model-drives")
             .env("ANTHROPIC_API_KEY", SCRIPTED_ANTHROPIC_KEY)
             .env("ANTHROPIC_BASE_URL", model.anthropic_base_url());
         human::run(command, |_| true, || 0).await?;

@@ -70,6 +70,8 @@ async fn once(home: &Path, url: &str, service: &str, tools: &str, handler: Handl
     command
         .args(["cancel", service, "--start-url", url, "--tools", tools])
         .args(["--headless", "--isolated", "--model", "claude-opus-4-6"])
+        // What the model path costs: it takes every step here.
+        .arg("--model-drives")
         .env("ANTHROPIC_API_KEY", SCRIPTED_ANTHROPIC_KEY)
         .env("ANTHROPIC_BASE_URL", model.anthropic_base_url());
     let started = Instant::now();

@@ -55,6 +55,34 @@ pub struct Approval {
     pub screenshot: Option<PathBuf>,
 }
 
+/// A run's browser steps by who proposed them.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Steps {
+    pub plan: u64,
+    pub remembered: u64,
+    pub model: u64,
+}
+
+impl Steps {
+    /// "4 by the plugin's plan, 1 by the model": the parts that took any.
+    pub fn describe(&self) -> String {
+        let parts: Vec<String> = [
+            (self.plan, "by the plugin's plan"),
+            (self.remembered, "by the remembered path"),
+            (self.model, "by the model"),
+        ]
+        .iter()
+        .filter(|(n, _)| *n > 0)
+        .map(|(n, who)| format!("{n} {who}"))
+        .collect();
+        if parts.is_empty() {
+            "none".into()
+        } else {
+            parts.join(", ")
+        }
+    }
+}
+
 /// Everything a receipt says.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Receipt {
@@ -69,6 +97,9 @@ pub struct Receipt {
     pub plugin_sha256: String,
     pub model: String,
     pub turns: u64,
+    /// Who took the browser steps: the plugin's plan, the remembered path,
+    /// the model (issue 32: the model only where the others stop).
+    pub steps: Steps,
     pub input_tokens: u64,
     pub output_tokens: u64,
     pub cost_usd: Option<f64>,
@@ -112,6 +143,7 @@ fn from_links(dir: &Path, links: &[chain::Link], confirmation: Confirmation) -> 
     let number = |v: Option<&Value>, key: &str| v.and_then(|v| v.get(key)).and_then(Value::as_u64);
     let plugin = started.and_then(|s| s.get("plugin"));
     let usage = result.and_then(|r| r.get("usage"));
+    let steps = result.and_then(|r| r.get("steps"));
     let mut approvals: Vec<Approval> = Vec::new();
     for link in links {
         match link.event.get("type").and_then(Value::as_str) {
@@ -172,6 +204,11 @@ fn from_links(dir: &Path, links: &[chain::Link], confirmation: Confirmation) -> 
         plugin_sha256: text(plugin, "sha256"),
         model: text(started, "model"),
         turns: number(result, "turns").unwrap_or(0),
+        steps: Steps {
+            plan: number(steps, "plan").unwrap_or(0),
+            remembered: number(steps, "remembered").unwrap_or(0),
+            model: number(steps, "model").unwrap_or(0),
+        },
         input_tokens: number(usage, "input").unwrap_or(0),
         output_tokens: number(usage, "output").unwrap_or(0),
         cost_usd: result

@@ -274,7 +274,7 @@ async fn serve(desk: Arc<Desk>, mut updates: mpsc::UnboundedReceiver<Envelope>) 
     while let Some(Envelope { from, update }) = updates.recv().await {
         match update {
             Update::Event(event) => desk.progress(&event).await,
-            Update::Question(question) => desk.put(question, from.as_deref()).await,
+            Update::Question(question) => desk.put(*question, from.as_deref()).await,
             Update::Record(_) | Update::Waiting(_) | Update::Notice(_) => {}
         }
     }

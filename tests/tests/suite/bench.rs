@@ -166,19 +166,31 @@ async fn with_a_model_configured_the_plan_takes_every_service_step_flow() {
     let runs = records(&out.stdout);
     assert_eq!(runs.len(), ids.len(), "{said}");
     let mut wrong = Vec::new();
+    let mut twice = Vec::new();
     for run in &runs {
         let id = &run["flow"]["id"];
         let verdict = &run["verdict"];
-        if run["model_requests"] != 0
-            || verdict["verified_success"] != true
-            || verdict["prompts"] != 1
-        {
+        if run["model_requests"] != 0 || verdict["verified_success"] != true {
             wrong.push(format!(
                 "{id}: {} model requests, steps {}, {verdict}",
                 run["model_requests"], run["steps"]
             ));
         }
+        if verdict["prompts"] != 1 {
+            twice.push(format!("{id}: {} prompts", verdict["prompts"]));
+        }
     }
     assert!(wrong.is_empty(), "{}", wrong.join("\n"));
     assert_eq!(model.request_count(), 0);
+    // One yes per cancellation on at least 95% of them (issue 31). Peacock's
+    // plan names its opening link and its final button alike ("Cancel
+    // Plan"), and an element an irreversible step names is always asked
+    // about: its flows ask twice.
+    let once = runs.len() - twice.len();
+    assert!(
+        once * 100 >= runs.len() * 95,
+        "{once} of {} asked once; {}",
+        runs.len(),
+        twice.join("; ")
+    );
 }

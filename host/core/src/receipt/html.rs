@@ -86,6 +86,7 @@ pub fn html(r: &Receipt) -> String {
         "<h2>How it was done</h2>\n<dl>\
          <dt>Plugin</dt><dd>{id} {version}</dd><dt>Plugin SHA-256</dt><dd><code>{sha}</code></dd>\
          <dt>Model</dt><dd>{model}</dd><dt>Turns</dt><dd>{turns}</dd>\
+         <dt>Steps taken</dt><dd>{steps}</dd>\
          <dt>Tokens</dt><dd>{input} in, {output} out</dd><dt>Cost</dt><dd>{cost}</dd></dl>\n\
          <h2>The record</h2>\n<dl><dt>Run</dt><dd><code>{run}</code></dd>\
          <dt>Record fingerprint</dt><dd><code>{fingerprint}</code> (SHA-256 of transcript line {lines})</dd></dl>\n\
@@ -96,6 +97,7 @@ pub fn html(r: &Receipt) -> String {
         sha = escape(&r.plugin_sha256),
         model = escape(&r.model),
         turns = r.turns,
+        steps = escape(&r.steps.describe()),
         input = r.input_tokens,
         output = r.output_tokens,
         cost = escape(&cost(r)),

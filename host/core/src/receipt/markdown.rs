@@ -125,6 +125,7 @@ pub fn markdown(r: &Receipt) -> String {
         out,
         "- Plugin: {} {} (sha256 {})\n\
          - Model: {}; {} turns; {} input and {} output tokens; cost {}\n\
+         - Steps taken: {}\n\
          - Run: {} (record fingerprint {})\n\n",
         text(&r.plugin_id),
         text(&r.plugin_version),
@@ -134,6 +135,7 @@ pub fn markdown(r: &Receipt) -> String {
         r.input_tokens,
         r.output_tokens,
         text(&cost(r)),
+        text(&r.steps.describe()),
         code(&r.run_id),
         code(&r.fingerprint),
     );

@@ -91,6 +91,11 @@ fn receipt(text: &str) -> Receipt {
         plugin_sha256: "ab12".into(),
         model: "offline policy (no model)".into(),
         turns: 5,
+        steps: Steps {
+            plan: 4,
+            remembered: 0,
+            model: 1,
+        },
         input_tokens: 0,
         output_tokens: 0,
         cost_usd: Some(0.0),
@@ -131,6 +136,7 @@ fn both_forms_name_the_run_and_its_fingerprint() {
         assert!(text.contains(&r.fingerprint));
         assert!(text.contains("Your membership ends on December 16."));
         assert!(text.contains("$0.0000"));
+        assert!(text.contains("4 by the plugin") && text.contains("plan, 1 by the model"));
     }
 }
 

@@ -1,0 +1,137 @@
+//! Issue 32's figures: what plan first saves, over CancelBench flows in the
+//! ten services' shapes and in other shapes, with the honest scripted model
+//! (it walks each flow's expected path, clicking only what the page it was
+//! sent shows). Per flow, plan first (the default) against `--model-drives`:
+//! model requests, request characters (every character of every request:
+//! system prompt, tool schemas, messages), input tokens (o200k), and wall
+//! time with an instant model and with one that takes 2 s per reply. One
+//! run each; every run must verify with one yes or the bench stops.
+//!
+//! Run: `cargo bench -p subterminator-tests --bench plan_first`
+//! (`FLOWS=id,id` for some flows only).
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
+
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use subterminator_bench::{BenchSite, Catalog};
+use subterminator_tests::e2e;
+use subterminator_tests::honest_model::honest;
+use subterminator_tests::model_server::{ModelServer, RecordedRequest, Reply};
+use subterminator_tests::scripted::SCRIPTED_ANTHROPIC_KEY;
+
+/// What a person waits for a real model's reply, as the issue sets it.
+const SLOW_REPLY: Duration = Duration::from_secs(2);
+
+/// The base flow of each of the ten services and StreamFlix, then flows in
+/// other shapes: links, an API on another origin, shadow DOM, a confirm
+/// dialog, and one whose plan stops (a buried cancel link).
+const FLOWS: &[&str] = &[
+    "practice-base-en",
+    "netflix-base-en",
+    "spotify-base-en",
+    "hulu-base-en",
+    "disney-plus-base-en",
+    "max-base-en",
+    "youtube-premium-base-en",
+    "amazon-prime-base-en",
+    "paramount-plus-base-en",
+    "peacock-base-en",
+    "nytimes-base-en",
+    "practice-links-de",
+    "hulu-spa-api-origin-en",
+    "disney-plus-shadow-dom-en",
+    "youtube-premium-confirm-dialog-en",
+    "paramount-plus-buried-cancel-en",
+];
+
+fn count(text: &str) -> usize {
+    tiktoken_rs::o200k_base_singleton()
+        .encode_with_special_tokens(text)
+        .len()
+}
+
+struct Measured {
+    requests: usize,
+    chars: usize,
+    tokens: usize,
+    wall_ms: u128,
+    verified: bool,
+    prompts: usize,
+}
+
+async fn once(id: &str, model_drives: bool, delay: Option<Duration>) -> Measured {
+    let flow = Catalog::load().unwrap().get(id).unwrap().clone();
+    let site = BenchSite::serve(&flow).await.unwrap();
+    let walker = Arc::new(honest(&flow, "compact"));
+    let model = ModelServer::start(move |r: &RecordedRequest| {
+        let reply = walker(r);
+        match delay {
+            Some(d) => Reply::delayed(d, reply),
+            None => reply,
+        }
+    })
+    .await
+    .unwrap();
+    let home = tempfile::tempdir().unwrap();
+    let mut command = e2e::command(home.path());
+    command
+        .args(["cancel", &flow.service, "--start-url", &site.url()])
+        .args(["--tools", "compact", "--headless", "--isolated"])
+        .args(["--model", "claude-opus-4-6"])
+        .env("ANTHROPIC_API_KEY", SCRIPTED_ANTHROPIC_KEY)
+        .env("ANTHROPIC_BASE_URL", model.anthropic_base_url());
+    if model_drives {
+        command.arg("--model-drives");
+    }
+    let started = Instant::now();
+    let out = e2e::run(command, "y\ny\ny\n").await.unwrap();
+    let wall_ms = started.elapsed().as_millis();
+    let said = e2e::text(&out);
+    let result = e2e::last_result(home.path()).unwrap();
+    let requests = model.requests();
+    Measured {
+        requests: requests.len(),
+        chars: usize::try_from(result["asked"]["chars"].as_u64().unwrap_or_default()).unwrap(),
+        tokens: requests
+            .iter()
+            .map(|r| {
+                count(&r.system().unwrap_or_default())
+                    + count(&r.body["tools"].to_string())
+                    + count(&r.body["messages"].to_string())
+            })
+            .sum(),
+        wall_ms,
+        verified: result["verified"] == true,
+        prompts: said.matches("Approve? [y/N]").count(),
+    }
+}
+
+#[tokio::main]
+async fn main() {
+    let only = std::env::var("FLOWS").ok();
+    let flows: Vec<&str> = match &only {
+        Some(list) => list.split(',').collect(),
+        None => FLOWS.to_vec(),
+    };
+    println!(
+        "| flow | mode | model requests | request chars | input tokens (o200k) | wall, instant model | wall, 2 s a reply | verified | yeses |"
+    );
+    println!("|---|---|---|---|---|---|---|---|---|");
+    for id in flows {
+        for (mode, drives) in [("plan first", false), ("--model-drives", true)] {
+            let fast = once(id, drives, None).await;
+            let slow = once(id, drives, Some(SLOW_REPLY)).await;
+            println!(
+                "| {id} | {mode} | {} | {} | {} | {:.1} s | {:.1} s | {} | {} |",
+                fast.requests,
+                fast.chars,
+                fast.tokens,
+                fast.wall_ms as f64 / 1000.0,
+                slow.wall_ms as f64 / 1000.0,
+                if fast.verified && slow.verified { "yes" } else { "**no**" },
+                fast.prompts,
+            );
+        }
+    }
+}
