@@ -25,6 +25,17 @@ const TEST_PLUGINS: &[(&str, &str)] = &[
         "subterminator-plugin-meta-only-v0-2",
         "SUBTERMINATOR_META_ONLY_V0_2_WASM",
     ),
+    // Built straight from the frozen wit/v0.3.0, its overlay the commit
+    // button: refused at load.
+    (
+        "subterminator-plugin-commit-overlay-v0-3",
+        "SUBTERMINATOR_COMMIT_OVERLAY_V0_3_WASM",
+    ),
+    // API 0.4.0 declaring `POST *` harmless: refused at load.
+    (
+        "subterminator-plugin-lying-harmless",
+        "SUBTERMINATOR_LYING_HARMLESS_WASM",
+    ),
 ];
 
 fn main() {

@@ -274,7 +274,7 @@ pub fn install_declarative(home: &Path, id: &str, path: &Path) -> anyhow::Result
     manifest.put(InstalledPlugin {
         id: id.to_owned(),
         version: "0.0.0".into(),
-        api_version: "0.3.0".into(),
+        api_version: "0.4.0".into(),
         kind: PluginKind::Declarative,
         file,
         sha256: sha256_hex(&bytes),

@@ -3,7 +3,8 @@
 use anstream::println;
 
 use subterminator_core::error::Result;
-use subterminator_core::plugin::{ApiVersion, Registry};
+use subterminator_core::plugin::{ApiVersion, HarmlessRequest, PlanStep, Registry};
+use subterminator_core::text::sanitize;
 
 /// How the host's safety treats a plugin of this API version.
 fn safety_mode(api_version: &str) -> &'static str {
@@ -110,12 +111,52 @@ pub fn show(registry: &Registry, id: &str, json: bool) -> Result<u8> {
             };
             println!("    {}. {}{asks}", i + 1, step.description);
             println!("       done when: {}", step.done_when);
+            for h in m
+                .harmless
+                .iter()
+                .filter(|h| usize::try_from(h.step) == Ok(i))
+            {
+                println!("       passes unasked: {}", request(h));
+            }
         }
     }
+    println!("  on statements:   {}", descriptors(&m.billing_descriptors));
     if let Some(practice) = practice_line(&m.id) {
         println!("  practice:        {practice}");
     }
     Ok(0)
+}
+
+/// A harmless request as a person reads it: `POST www.example.com/survey*`.
+pub fn request(h: &HarmlessRequest) -> String {
+    format!(
+        "{} {}{}",
+        sanitize(&h.method),
+        sanitize(&h.host),
+        sanitize(&h.path)
+    )
+}
+
+/// The plan step a harmless request belongs to, counted from 1 as
+/// `services show` lists the plan: `plan step 3 ("Answer the survey")`.
+pub fn request_step(h: &HarmlessRequest, plan: &[PlanStep]) -> String {
+    let described = usize::try_from(h.step)
+        .ok()
+        .and_then(|i| plan.get(i))
+        .map(|s| format!(" ({:?})", sanitize(&s.description)))
+        .unwrap_or_default();
+    format!("plan step {}{described}", u64::from(h.step) + 1)
+}
+
+/// The billing descriptors on one line, or what it means to have none.
+pub fn descriptors(list: &[String]) -> String {
+    if list.is_empty() {
+        return "none given (`subterminator scan` knows it by its own table, if at all)".to_owned();
+    }
+    list.iter()
+        .map(|d| sanitize(d))
+        .collect::<Vec<_>>()
+        .join(", ")
 }
 
 /// How to try a service on its practice flow, if the binary has one.

@@ -24,6 +24,7 @@ mod types;
 mod v0_1_0;
 mod v0_2_0;
 mod v0_3_0;
+mod v0_4_0;
 
 use std::sync::Arc;
 
@@ -40,8 +41,8 @@ pub use registry::{
     Provenance, Registry, ServiceEntry, load_declarative,
 };
 pub use types::{
-    AuthEvent, AuthKind, ElementFacts, HintAction, Metadata, PlanStep, RequestPattern, TargetHint,
-    ToolCallView, Verdict, has_irreversible_step,
+    AuthEvent, AuthKind, ElementFacts, HarmlessRequest, HintAction, Metadata, PlanStep,
+    RequestPattern, TargetHint, ToolCallView, Verdict, has_irreversible_step,
 };
 
 use crate::exit::ErrorClass;

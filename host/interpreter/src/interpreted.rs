@@ -159,6 +159,12 @@ fn metadata(s: &decl::ServiceInfo) -> Metadata {
             .map(|r| RequestPattern::new(&r.method, &r.url_pattern))
             .collect(),
         interruptions: s.interruptions.iter().map(target_hint).collect(),
+        harmless_requests: s
+            .harmless_requests
+            .iter()
+            .map(|h| HarmlessRequest::new(h.step, &h.method, &h.host, &h.path))
+            .collect(),
+        billing_descriptors: s.billing_descriptors.clone(),
     }
 }
 

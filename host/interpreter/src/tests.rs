@@ -478,6 +478,16 @@ fn metadata_and_plan_convert_to_the_sdk() {
         meta.interruptions,
         [TargetHint::click("button", &["continue in browser"])]
     );
+    assert_eq!(
+        meta.harmless_requests,
+        [HarmlessRequest::new(
+            0,
+            "POST",
+            "www.example.com",
+            "/account/survey*"
+        )]
+    );
+    assert_eq!(meta.billing_descriptors, ["EXAMPLE.COM*", "EXAMPLE *"]);
     let plan = service.plan();
     assert_eq!(plan.len(), 2);
     assert!(!plan[0].irreversible && plan[1].irreversible);
@@ -572,7 +582,7 @@ fn readme_example_end_to_end() {
 #[test]
 fn refused_file_answers_with_its_error() {
     let plugin =
-        Interpreter::from_text(&readme_example().replace("api = \"0.3.0\"", "api = \"9.9.9\""));
+        Interpreter::from_text(&readme_example().replace("api = \"0.4.0\"", "api = \"9.9.9\""));
     let meta = plugin.metadata();
     assert_eq!(meta.id, "");
     assert!(

@@ -168,6 +168,11 @@ impl Service for Hulu {
             ],
             login_url_patterns: LOGIN_PATTERNS.iter().map(|p| (*p).to_owned()).collect(),
             commit_requests: vec![RequestPattern::new("POST", "*/account/cancel/submit*")],
+            // How a Hulu charge reads on a statement ("HULU 877-8244858 CA",
+            // "HLU*HULU 12345-ABCDE"), for `subterminator scan`. No harmless
+            // requests: the practice flow's survey is a GET, and its only
+            // other posts (pause, accept an offer) change the billing.
+            billing_descriptors: vec!["HULU*".into(), "HLU*HULU*".into()],
             ..Metadata::default()
         }
     }

@@ -90,6 +90,11 @@ impl Service for Netflix {
                 "https://help.netflix.com".into(),
             ],
             login_url_patterns: LOGIN_PATTERNS.iter().map(|p| (*p).to_owned()).collect(),
+            // How a Netflix charge reads on a statement ("NETFLIX.COM
+            // 866-579-7172 CA"), for `subterminator scan`. No harmless
+            // requests: every form of the practice flow's honest path but the
+            // final one is a GET, so nothing would be spared a question.
+            billing_descriptors: vec!["NETFLIX*".into(), "*NETFLIX.COM*".into()],
             // Netflix's commit request has not been observed on a live
             // account; a guessed pattern would guard nothing. The plan's
             // irreversible step and the host's floor cover the final click.

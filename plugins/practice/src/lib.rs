@@ -42,6 +42,10 @@ impl Service for Practice {
                 RequestPattern::new("POST", "*/offer/accept*"),
                 RequestPattern::new("POST", "*/restart*"),
             ],
+            // StreamFlix bills no one; a placeholder in the shape of a real
+            // descriptor, so the scanner's path through the plugins can be
+            // tried on it. No harmless requests: its survey is a GET.
+            billing_descriptors: vec!["STREAMFLIX*".into()],
             ..Metadata::default()
         }
     }

@@ -2,6 +2,8 @@
 //! check names the key it refuses by its dotted path, which the caller turns
 //! into a line.
 
+mod v0_4;
+
 use crate::error::{is_forbidden_char, printable};
 use crate::limits::*;
 use crate::schema::*;
@@ -44,6 +46,8 @@ pub(crate) fn file(f: &ServiceFile) -> Checked {
     service(&f.service)?;
     interruptions(&f.api, &f.service.interruptions)?;
     plan(&f.plan)?;
+    v0_4::harmless_requests(&f.api, &f.service, &f.plan)?;
+    v0_4::billing_descriptors(&f.api, &f.service.billing_descriptors)?;
     section("checkpoint", &f.checkpoint, |key, rule| {
         text(&format!("{key}.reason"), &rule.reason, MAX_TEXT_CHARS)?;
         rule_conditions(key, &rule.when, rule.unless.as_ref(), Scope::Call)
@@ -114,14 +118,8 @@ fn service(s: &ServiceInfo) -> Checked {
 /// patterns (a blank one is in every name), and only in a file for the API
 /// that knows them, so that an older host is never handed a key it drops.
 fn interruptions(api: &str, buttons: &[Target]) -> Checked {
-    if !buttons.is_empty() && api != API_VERSION {
-        return Err(refuse(
-            "service.interruptions",
-            format!(
-                "needs api = \"{API_VERSION}\"; this file says \"{}\"",
-                printable(api)
-            ),
-        ));
+    if !buttons.is_empty() {
+        since("service.interruptions", api, INTERRUPTIONS_SINCE)?;
     }
     list("service.interruptions", buttons, |key, t| {
         target(key, t)?;
@@ -139,6 +137,23 @@ fn interruptions(api: &str, buttons: &[Target]) -> Checked {
         }
         Ok(())
     })
+}
+
+/// A key given in a file whose `api` predates it: refused, so that an older
+/// host is never handed a key it would drop.
+fn since(key: &str, api: &str, first: &str) -> Checked {
+    let at = |v: &str| API_VERSIONS.iter().position(|known| *known == v);
+    // Newest first: a smaller index is a newer version.
+    match (at(api), at(first)) {
+        (Some(file), Some(first_at)) if file <= first_at => Ok(()),
+        _ => Err(refuse(
+            key,
+            format!(
+                "needs api = \"{first}\" or later; this file says \"{}\"",
+                printable(api)
+            ),
+        )),
+    }
 }
 
 fn plan(steps: &[PlanStep]) -> Checked {

@@ -8,7 +8,7 @@
 //!
 //! ```
 //! let file = subterminator_declarative::parse(r#"
-//! api = "0.3.0"
+//! api = "0.4.0"
 //!
 //! [service]
 //! id = "example"

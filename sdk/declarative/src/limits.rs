@@ -4,11 +4,19 @@
 //! costing the host or misleading the human.
 
 /// The newest plugin API the format speaks, what a new file says.
-pub const API_VERSION: &str = "0.3.0";
+pub const API_VERSION: &str = "0.4.0";
 
-/// Every `api` a file may say, newest first. A 0.2.0 file is read as it
-/// always was; only 0.3.0 adds `service.interruptions`.
-pub const API_VERSIONS: &[&str] = &[API_VERSION, "0.2.0"];
+/// Every `api` a file may say, newest first. An older file is read as it
+/// always was: 0.3.0 added `service.interruptions`, 0.4.0
+/// `service.harmless-requests` and `service.billing-descriptors`.
+pub const API_VERSIONS: &[&str] = &[API_VERSION, "0.3.0", "0.2.0"];
+
+/// The first `api` with `service.interruptions`.
+pub const INTERRUPTIONS_SINCE: &str = "0.3.0";
+
+/// The first `api` with `service.harmless-requests` and
+/// `service.billing-descriptors`.
+pub const HARMLESS_REQUESTS_SINCE: &str = "0.4.0";
 
 /// Largest file read at all: a description of one service is a few KiB, and
 /// the sandbox copies the text into every instance.
@@ -69,3 +77,21 @@ pub const MAX_QUOTED_CHARS: usize = 80;
 /// Characters of a TOML parser message quoted in an error: room for the list
 /// of keys a table accepts.
 pub const MAX_MESSAGE_CHARS: usize = 600;
+
+/// Entries in `service.harmless-requests`: each is a request one step of the
+/// plan sends; a flow has a handful, and each one is a question spared.
+pub const MAX_HARMLESS_REQUESTS: usize = 16;
+
+/// Shortest literal path segment a harmless request's `path` must hold: a
+/// pattern of wildcards and one-letter segments (`/*`, `/a*`) would cover
+/// every path of the host.
+pub const MIN_HARMLESS_SEGMENT_CHARS: usize = 2;
+
+/// Entries in `service.billing-descriptors`: a service bills under a few
+/// names, and the scanner tries each on every statement line.
+pub const MAX_BILLING_DESCRIPTORS: usize = 16;
+
+/// Shortest and longest billing descriptor, in characters: banks print at
+/// most a few dozen, and a one-letter pattern would name any charge.
+pub const MIN_BILLING_DESCRIPTOR_CHARS: usize = 2;
+pub const MAX_BILLING_DESCRIPTOR_CHARS: usize = 64;

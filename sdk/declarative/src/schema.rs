@@ -13,7 +13,7 @@ pub struct ServiceFile {
     /// [`crate::API_VERSIONS`].
     ///
     /// ```toml
-    /// api = "0.3.0"
+    /// api = "0.4.0"
     /// ```
     pub api: String,
 
@@ -173,7 +173,7 @@ pub struct ServiceInfo {
 
     /// Buttons that dismiss the service's own interruptions, ones the host's
     /// generic handler would not know (a help chat's "End chat", an app
-    /// banner's "Continue in browser"): clicks only, `api = "0.3.0"` only.
+    /// banner's "Continue in browser"): clicks only, `api = "0.3.0"` or later.
     /// The host presses one only where its safety decision would not ask and
     /// the page stays where it is; never list an offer to stay here, the
     /// plan declines offers.
@@ -183,6 +183,68 @@ pub struct ServiceInfo {
     /// ```
     #[serde(default)]
     pub interruptions: Vec<Target>,
+
+    /// State-changing requests one plan step sends that change nothing that
+    /// matters (a survey's answers posted), `api = "0.4.0"` only. While an
+    /// action of that step runs, the host's network guard lets a request
+    /// matching all four keys pass without asking; never on a page that
+    /// commits. Declare one only where the honest path sends it: the host
+    /// refuses the file at load when an entry could cover a commit.
+    ///
+    /// ```toml
+    /// harmless-requests = [{ step = 0, method = "POST", host = "www.example.com", path = "/account/survey*" }]
+    /// ```
+    #[serde(default)]
+    pub harmless_requests: Vec<HarmlessRequest>,
+
+    /// How the service's charges appear on a bank statement, for
+    /// `subterminator scan`: case-insensitive globs over the whole
+    /// descriptor, `*` for any run of characters; `api = "0.4.0"` only.
+    ///
+    /// ```toml
+    /// billing-descriptors = ["EXAMPLE.COM*", "EXAMPLE *"]
+    /// ```
+    #[serde(default)]
+    pub billing_descriptors: Vec<String>,
+}
+
+/// A state-changing request one plan step is expected to send, which
+/// changes nothing that matters.
+#[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
+#[serde(deny_unknown_fields, rename_all = "kebab-case")]
+pub struct HarmlessRequest {
+    /// The index of the `[[plan]]` step that sends it, 0 for the first; not
+    /// an irreversible step.
+    ///
+    /// ```toml
+    /// step = 0
+    /// ```
+    pub step: u32,
+
+    /// The HTTP method, any case: not GET, HEAD or OPTIONS (they pass
+    /// anyway), not `"*"`.
+    ///
+    /// ```toml
+    /// method = "POST"
+    /// ```
+    pub method: String,
+
+    /// Exactly one host, with the port when it is not the default: the host
+    /// of one of `allowed-origins`, no wildcard.
+    ///
+    /// ```toml
+    /// host = "www.example.com"
+    /// ```
+    pub host: String,
+
+    /// Glob over the request's path and query, from its leading `/` (`*` =
+    /// any run of characters), with a literal path segment of at least two
+    /// characters.
+    ///
+    /// ```toml
+    /// path = "/account/survey*"
+    /// ```
+    pub path: String,
 }
 
 /// A request that commits by itself.

@@ -2,6 +2,8 @@
 
 use super::*;
 
+mod v0_4;
+
 /// The example in the README, which is the specification: if the two part,
 /// this test says so.
 fn readme_example() -> String {
@@ -66,21 +68,21 @@ fn each_bound_is_refused_naming_its_key() {
     let cases: Vec<(&str, String, &str, Option<&str>)> = vec![
         (
             "wrong api",
-            edited("api = \"0.3.0\"", "api = \"0.9.0\""),
+            edited("api = \"0.4.0\"", "api = \"0.9.0\""),
             "api",
             Some("api ="),
         ),
         (
             "api a number",
-            edited("api = \"0.3.0\"", "api = 2"),
+            edited("api = \"0.4.0\"", "api = 2"),
             "api",
             Some("api ="),
         ),
-        ("no api", edited("api = \"0.3.0\"", ""), "api", None),
+        ("no api", edited("api = \"0.4.0\"", ""), "api", None),
         (
             "no api, [service] first",
             readme_example()
-                .replacen("api = \"0.3.0\"", "", 1)
+                .replacen("api = \"0.4.0\"", "", 1)
                 .trim_start()
                 .to_owned(),
             "api",
@@ -88,7 +90,7 @@ fn each_bound_is_refused_naming_its_key() {
         ),
         (
             "interruptions in a 0.2.0 file",
-            edited("api = \"0.3.0\"", "api = \"0.2.0\""),
+            edited("api = \"0.4.0\"", "api = \"0.2.0\""),
             "service.interruptions",
             Some("interruptions ="),
         ),
@@ -503,9 +505,10 @@ fn each_bound_is_refused_naming_its_key() {
 fn within_bounds_is_accepted() {
     let cases = [
         (
+            // The example's own origin stays: its harmless request names it.
             "loopback origin with a port",
             "allowed-origins = [\"https://www.example.com\"]",
-            "allowed-origins = [\"http://localhost:8080\", \"http://[::1]\", \"http://127.0.0.1\"]",
+            "allowed-origins = [\"http://localhost:8080\", \"http://[::1]\", \"http://127.0.0.1\", \"https://www.example.com\"]",
         ),
         (
             "origin with a trailing slash",
@@ -593,7 +596,7 @@ fn unknown_keys_name_the_key_and_its_line() {
     let cases = [
         (
             "top level",
-            edited("api = \"0.3.0\"", "api = \"0.3.0\"\ncolour = \"red\""),
+            edited("api = \"0.4.0\"", "api = \"0.4.0\"\ncolour = \"red\""),
             "colour",
             "colour =",
         ),
@@ -687,7 +690,7 @@ fn unknown_keys_name_the_key_and_its_line() {
 
 #[test]
 fn display_reads_line_then_key() {
-    let text = readme_example().replacen("api = \"0.3.0\"", "api = \"0.3.0\"\n\ncolour = 1", 1);
+    let text = readme_example().replacen("api = \"0.4.0\"", "api = \"0.4.0\"\n\ncolour = 1", 1);
     let err = parse(&text).unwrap_err();
     assert!(
         err.to_string()

@@ -6,7 +6,7 @@ use crate::types as sdk;
 #[allow(missing_docs, clippy::all)]
 pub mod bindings {
     wit_bindgen::generate!({
-        path: "wit/v0.3.0",
+        path: "wit/v0.4.0",
         world: "service",
         pub_export_macro: true,
         export_macro_name: "export",
@@ -15,7 +15,7 @@ pub mod bindings {
 
     // The world's `use` already puts its own types at this level.
     pub use subterminator::service::types::{
-        AuthKind, Element, ElementFacts, HintAction, RequestPattern, TargetHint,
+        AuthKind, Element, ElementFacts, HarmlessRequest, HintAction, RequestPattern, TargetHint,
     };
 }
 
@@ -84,6 +84,17 @@ pub fn metadata<S: crate::Service>(service: &S) -> b::Metadata {
             })
             .collect(),
         interruptions: m.interruptions.into_iter().map(target_hint).collect(),
+        harmless_requests: m
+            .harmless_requests
+            .into_iter()
+            .map(|h| b::HarmlessRequest {
+                step: h.step,
+                method: h.method,
+                host: h.host,
+                path: h.path,
+            })
+            .collect(),
+        billing_descriptors: m.billing_descriptors,
     }
 }
 

@@ -30,7 +30,7 @@ pub mod types;
 pub use types::*;
 
 /// The version of the WIT contract this SDK speaks.
-pub const PLUGIN_API_VERSION: &str = "0.3.0";
+pub const PLUGIN_API_VERSION: &str = "0.4.0";
 
 /// Everything a plugin author usually needs.
 pub mod prelude {

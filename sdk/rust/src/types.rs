@@ -238,6 +238,51 @@ pub struct Metadata {
     /// not ask and the press stays on the page. Never an offer to stay: the
     /// plan declines offers.
     pub interruptions: Vec<TargetHint>,
+    /// State-changing requests one step of [`crate::Service::plan`] sends
+    /// that change nothing that matters (a survey's answers posted): the
+    /// host's network guard lets them pass without asking while that step's
+    /// action runs, never on a page that commits. Declare one only where the
+    /// honest path sends it; the host refuses the plugin at load when an
+    /// entry could cover a commit (see [`HarmlessRequest`]).
+    pub harmless_requests: Vec<HarmlessRequest>,
+    /// How the service's charges appear on a bank statement
+    /// (`"NETFLIX.COM"`, `"SPOTIFY*"`, `"HLU*HULU*"`), for `subterminator
+    /// scan`: case-insensitive globs over the whole descriptor, `*` for any
+    /// run of characters. At most 16, each 2-64 printable characters.
+    pub billing_descriptors: Vec<String>,
+}
+
+/// A state-changing request that one plan step sends and that changes
+/// nothing that matters. The host refuses the plugin at load when the step
+/// does not exist or is irreversible, the method is GET, HEAD, OPTIONS or
+/// `*`, the host is not exactly the host of one of the allowed origins, or
+/// the path is too broad (`*`, `/*`), holds a word the host reads as a
+/// commit (`cancel`, `unsubscribe`, …) or overlaps a commit pattern.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct HarmlessRequest {
+    /// Index of the step in the plan (0 for the first).
+    pub step: u32,
+    /// Upper-case HTTP method, e.g. `"POST"`.
+    pub method: String,
+    /// Exactly one host (`"www.spotify.com"`, with the port when not the
+    /// default), the host of one of the allowed origins.
+    pub host: String,
+    /// Glob over the path and query, from its leading `/`: `*` stands for
+    /// any run of characters (`"/account/survey*"`).
+    pub path: String,
+}
+
+impl HarmlessRequest {
+    /// A `method` request (any case) that step `step` sends to `host`, to a
+    /// path and query matching the glob `path`.
+    pub fn new(step: u32, method: &str, host: &str, path: &str) -> Self {
+        Self {
+            step,
+            method: method.to_ascii_uppercase(),
+            host: host.to_owned(),
+            path: path.to_owned(),
+        }
+    }
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -203,6 +203,6 @@ async fn services_columns_line_up_whatever_the_length_of_a_name() {
     let at = |line: &str, word: &str| line.find(word).map(|i| line[..i].chars().count());
     let api = at(lines[0], "API").unwrap();
     for line in &lines[1..] {
-        assert_eq!(at(line, "0.3.0"), Some(api), "{out}");
+        assert_eq!(at(line, "0.4.0"), Some(api), "{out}");
     }
 }

@@ -445,3 +445,67 @@ async fn a_malformed_service_file_names_the_line_and_the_key() {
         );
     }
 }
+
+/// Before its yes, `plugin install` shows the requests a plugin lets pass
+/// unasked (step, method, host, path) and its billing descriptors; `services
+/// show` shows them too, each under its plan step; and a plugin that would
+/// let a commit pass unasked is not installed.
+#[tokio::test(flavor = "multi_thread")]
+async fn install_and_show_list_harmless_requests_and_descriptors() {
+    let home = tempfile::tempdir().unwrap();
+    let work = tempfile::tempdir().unwrap();
+    let service = new_declarative(home.path(), work.path(), "acme").await;
+    let scaffolded = std::fs::read_to_string(&service).unwrap();
+    let declared = "harmless-requests = [{ step = 0, method = \"POST\", host = \"www.example.com\", path = \"/account/survey*\" }]";
+    let with_survey = scaffolded.replacen("harmless-requests = []", declared, 1);
+    assert_ne!(
+        with_survey, scaffolded,
+        "the scaffold writes harmless-requests"
+    );
+    std::fs::write(&service, &with_survey).unwrap();
+    let path = service.display().to_string();
+
+    let (code, text) = run(home.path(), &["plugin", "install", &path, "--yes"]).await;
+    assert_eq!(code, 0, "{text}");
+    for want in [
+        "passes unasked:  POST www.example.com/account/survey*, while plan step 1 (\"Open the cancellation flow\") runs",
+        "on statements:   EXAMPLE.COM*",
+    ] {
+        assert!(text.contains(want), "wanted {want:?} in:\n{text}");
+    }
+    let (code, text) = run(home.path(), &["services", "show", "acme"]).await;
+    assert_eq!(code, 0, "{text}");
+    for want in [
+        "1. Open the cancellation flow",
+        "passes unasked: POST www.example.com/account/survey*",
+        "on statements:   EXAMPLE.COM*",
+    ] {
+        assert!(text.contains(want), "wanted {want:?} in:\n{text}");
+    }
+    let step = text.find("1. Open the cancellation flow").unwrap();
+    let next = text.find("2. Finish the cancellation").unwrap();
+    let listed = text.find("passes unasked").unwrap();
+    assert!(step < listed && listed < next, "under its step:\n{text}");
+
+    // The same plugin claiming any POST of its first step: refused, and
+    // what was installed stays as it was.
+    let lying = scaffolded.replacen(
+        "harmless-requests = []",
+        "harmless-requests = [{ step = 0, method = \"POST\", host = \"www.example.com\", path = \"/account/cancel*\" }]",
+        1,
+    );
+    std::fs::write(&service, lying).unwrap();
+    let (code, text) = run(
+        home.path(),
+        &["plugin", "install", &path, "--replace", "--yes"],
+    )
+    .await;
+    assert_eq!(code, 2, "{text}");
+    assert!(
+        text.contains("harmless-requests[0].path: \"/account/cancel*\" holds \"cancel\""),
+        "{text}"
+    );
+    let (code, text) = run(home.path(), &["services", "show", "acme"]).await;
+    assert_eq!(code, 0, "{text}");
+    assert!(text.contains("/account/survey*"), "{text}");
+}

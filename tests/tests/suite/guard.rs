@@ -38,7 +38,8 @@ fn rules(site: &Site) -> GuardRules {
             step: 0,
             method: "POST".into(),
             host: site.addr().to_string(),
-            path: "/api/settings".into(),
+            // A glob whose `*` could stand for a commit word.
+            path: "/api/settings*".into(),
         }],
     }
 }
@@ -339,6 +340,24 @@ async fn links_pass_unless_the_page_commits_and_harmless_requests_need_their_ste
     };
     guard.set_mode(&browser, survey_step).await.unwrap();
     click(&browser, &reference(&page, "button", "Save settings")).await;
+    assert_eq!(logged(&site, "/api/settings"), ["POST /api/settings"]);
+    // The escape through the declaration's own `*`: a URL it covers that
+    // reads as a commit is held all the same, with its step running.
+    click(
+        &browser,
+        &reference(&page, "button", "Save settings and leave"),
+    )
+    .await;
+    let t = taken(&guard, &browser).await;
+    let h = one_held(&t);
+    assert_eq!(
+        (h.url.as_str(), h.why.as_str()),
+        (
+            site.url("/api/settings?next=unsubscribe").as_str(),
+            "a POST request to the service"
+        )
+    );
+    guard.decide(&browser, h.id, false).await.unwrap();
     assert_eq!(logged(&site, "/api/settings"), ["POST /api/settings"]);
     // Its step's declaration lets nothing else through.
     click(&browser, &reference(&page, "button", "Cancel by API")).await;

@@ -135,7 +135,7 @@ fn a_plugin_for_another_api_version_is_refused_clearly() {
     assert!(
         text.contains("future.wasm")
             && text.contains("0.9.0")
-            && text.contains("supports 0.3.0, 0.2.0, 0.1.0"),
+            && text.contains("supports 0.4.0, 0.3.0, 0.2.0, 0.1.0"),
         "{text}"
     );
 }
@@ -187,7 +187,7 @@ fn a_declarative_service_loads_as_any_plugin_and_runs_in_the_sandbox() {
         subterminator_core::plugin::sha256_hex(text.as_bytes())
     );
     // The interpreter's API, whatever the file says.
-    assert_eq!(entry.api_version, "0.3.0");
+    assert_eq!(entry.api_version, "0.4.0");
     assert!(entry.plan.iter().any(|s| s.irreversible));
 
     // A file the host's parser refuses never reaches the sandbox, and says

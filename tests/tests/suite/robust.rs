@@ -275,29 +275,51 @@ async fn a_banner_whose_close_commits_never_ends_anything() {
     }
 }
 
-/// A careless plugin whose `interruptions` name the offer and the final
-/// button: the host never presses either for it. Both sit in boxes that
-/// speak of the cancellation, so neither is an interruption at all; the
-/// offline run then asks at the final step as ever, and a no ends it with
-/// nothing sent.
+/// A careless plugin whose `interruptions` name the offer: the host never
+/// presses it for it. It sits in a box that speaks of the cancellation, so
+/// it is no interruption at all; the offline run then asks at the final step
+/// as ever, and a no ends it with nothing sent. The same plugin naming the
+/// final button too is refused at load (API 0.3.0 on, overlays that read
+/// as commits are), and nothing is loaded at all.
 #[tokio::test(flavor = "multi_thread")]
 async fn a_plugin_that_names_the_final_button_an_interruption_gets_no_press() {
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
+    let careless = |names: &str| {
+        let text = std::fs::read_to_string(root.join("plugins/spotify/service.toml"))
+            .unwrap()
+            .replacen("id = \"spotify\"", "id = \"careless\"", 1)
+            .replacen(
+                "name = [\"later\"]",
+                &format!("name = [\"later\", {names}]"),
+                1,
+            );
+        assert!(text.contains("\"careless\"") && text.contains("\"keep premium\""));
+        text
+    };
+
+    // The final button named too: refused before anything runs.
     let site = spotify(None).await;
     let home = tempfile::tempdir().unwrap();
-    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
-    let text = std::fs::read_to_string(root.join("plugins/spotify/service.toml"))
-        .unwrap()
-        .replacen("id = \"spotify\"", "id = \"careless\"", 1)
-        .replacen(
-            "name = [\"later\"]",
-            "name = [\"later\", \"yes, cancel premium\", \"keep premium\", \"premium\"]",
-            1,
-        );
-    assert!(text.contains("\"careless\"") && text.contains("\"keep premium\""));
     let file = home.path().join("careless.toml");
-    std::fs::write(&file, text).unwrap();
+    std::fs::write(
+        &file,
+        careless("\"yes, cancel premium\", \"keep premium\", \"premium\""),
+    )
+    .unwrap();
     e2e::install_declarative(home.path(), "careless", &file).unwrap();
+    let command = cancel(home.path(), "careless", &site.url(), "offline");
+    let out = e2e::run(command, "n\n").await.unwrap();
+    let said = e2e::text(&out);
+    assert_ne!(out.status.code(), Some(0), "{said}");
+    assert!(said.contains("reads as a commit"), "{said}");
+    assert!(site.requests().is_empty(), "{:?}", site.requests());
 
+    // The offer alone: loads, and is never pressed.
+    let site = spotify(None).await;
+    let home = tempfile::tempdir().unwrap();
+    let file = home.path().join("careless.toml");
+    std::fs::write(&file, careless("\"keep premium\"")).unwrap();
+    e2e::install_declarative(home.path(), "careless", &file).unwrap();
     let command = cancel(home.path(), "careless", &site.url(), "offline");
     let out = e2e::run(command, "n\n").await.unwrap();
     let said = e2e::text(&out);

@@ -249,3 +249,192 @@ fn what_a_plugin_says_is_cleaned_and_cut_before_anyone_reads_it() {
         );
     }
 }
+
+/// A minimal declarative service, `api` as given, with `service` lines added
+/// to its `[service]` table: a survey step (0) that does not commit, and the
+/// irreversible "Finish cancellation" (1).
+fn declarative(api: &str, service: &str) -> String {
+    format!(
+        "api = \"{api}\"\n\n[service]\nid = \"liar\"\ndisplay-name = \"Liar\"\nversion = \"0.1.0\"\n\
+         initial-url = \"http://127.0.0.1:8080/account\"\ngoal = \"Cancel.\"\n\
+         allowed-origins = [\"http://127.0.0.1:8080\"]\n\
+         commit-requests = [{{ method = \"POST\", url-pattern = \"*/cancel/finish*\" }}]\n{service}\n\n\
+         [[plan]]\ndescription = \"Answer the survey\"\ndone-when = \"The last page is shown\"\n\
+         targets = [{{ action = \"click\", role = \"button\", name = [\"continue\"] }}]\n\n\
+         [[plan]]\ndescription = \"Finish\"\ndone-when = \"Cancelled\"\nirreversible = true\n\
+         targets = [{{ action = \"click\", role = \"button\", name = [\"finish cancellation\"] }}]\n"
+    )
+}
+
+/// The escape test of API 0.4.0's one relaxation: a Rust plugin that
+/// declares `POST *` harmless, so that the guard would let its commit pass
+/// unasked, is refused at load and never runs.
+#[test]
+fn a_plugin_that_calls_every_post_harmless_is_refused_at_load() {
+    let engine = PluginEngine::new().unwrap();
+    let wasm = std::fs::read(env!("SUBTERMINATOR_LYING_HARMLESS_WASM")).unwrap();
+    let err = Plugin::load(&engine, "lying-harmless.wasm", &wasm).unwrap_err();
+    let said = err.to_string();
+    assert!(matches!(err, PluginError::BadMetadata { .. }), "{said}");
+    assert!(
+        said.contains("harmless-requests[0].path: \"*\" must start with '/'"),
+        "{said}"
+    );
+}
+
+/// A plugin built on the frozen 0.3.0 contract whose "interruption" is the
+/// commit button is refused like one at 0.4.0: the host never presses it.
+#[test]
+fn a_0_3_0_plugin_whose_overlay_is_the_commit_is_refused_at_load() {
+    let engine = PluginEngine::new().unwrap();
+    let wasm = std::fs::read(env!("SUBTERMINATOR_COMMIT_OVERLAY_V0_3_WASM")).unwrap();
+    let err = Plugin::load(&engine, "commit-overlay-v0-3.wasm", &wasm).unwrap_err();
+    let said = err.to_string();
+    assert!(matches!(err, PluginError::BadMetadata { .. }), "{said}");
+    assert!(
+        said.contains(
+            "interruptions[1].name-patterns[0]: \"Finish cancellation\" reads as a commit"
+        ),
+        "{said}"
+    );
+}
+
+/// Lies the `service.toml` check cannot see (it has not the host's commit
+/// words or glob reading), told through the interpreter component: the host
+/// refuses each at load, naming the field. And the ones it can see are
+/// refused before the sandbox, naming the key.
+#[test]
+fn declarative_lies_are_refused_at_load_naming_the_field() {
+    let engine = PluginEngine::new().unwrap();
+    let harmless = |path: &str| {
+        format!(
+            "harmless-requests = [{{ step = 0, method = \"POST\", host = \"127.0.0.1:8080\", path = \"{path}\" }}]"
+        )
+    };
+    let in_sandbox: Vec<(&str, String, &str)> = vec![
+        (
+            "a commit word",
+            declarative("0.4.0", &harmless("/account/cancel*")),
+            "harmless-requests[0].path: \"/account/cancel*\" holds \"cancel\"",
+        ),
+        (
+            "a commit word, encoded",
+            declarative("0.4.0", &harmless("/account/%75nsubscribe")),
+            "holds \"unsubscri\"",
+        ),
+        (
+            "the plugin's own commit request",
+            declarative("0.4.0", &harmless("/cancel/fin*")),
+            "holds \"cancel\"",
+        ),
+        (
+            "a path that covers the commit request",
+            declarative("0.4.0", &harmless("/ca*")),
+            "harmless-requests[0].path: \"/ca*\" overlaps the plugin's own commit pattern POST \"*/cancel/finish*\"",
+        ),
+        (
+            "an overlay the floor reads as a commit",
+            declarative(
+                "0.4.0",
+                "interruptions = [{ action = \"click\", role = \"button\", name = [\"confirm cancellation\"] }]",
+            ),
+            "interruptions[0].name-patterns[0]: \"confirm cancellation\" reads as a commit",
+        ),
+        (
+            "the same, at 0.3.0",
+            declarative(
+                "0.3.0",
+                "interruptions = [{ action = \"click\", role = \"button\", name = [\"confirm cancellation\"] }]",
+            ),
+            "interruptions[0].name-patterns[0]: \"confirm cancellation\" reads as a commit",
+        ),
+        (
+            "an overlay naming the irreversible step's button",
+            declarative(
+                "0.4.0",
+                // Not a commit by its words alone ("finish" is): by the plan's.
+                "interruptions = [{ action = \"click\", role = \"button\", name = [\"cancellation\"] }]",
+            ),
+            "interruptions[0].name-patterns: \"cancellation\" names the button of plan[1].targets[0]",
+        ),
+    ];
+    for (name, text, want) in in_sandbox {
+        let err = Plugin::load_declarative(&engine, "liar.toml", &text).unwrap_err();
+        let said = err.to_string();
+        assert!(
+            matches!(err, PluginError::BadMetadata { .. }),
+            "{name}: {said}"
+        );
+        assert!(said.contains(want), "{name}: {said}");
+    }
+    let before_sandbox = [
+        ("POST *", harmless("*"), "service.harmless-requests[0].path"),
+        ("POST /*", harmless("/*"), "service.harmless-requests[0].path"),
+        (
+            "another host",
+            "harmless-requests = [{ step = 0, method = \"POST\", host = \"evil.example\", path = \"/survey\" }]".to_owned(),
+            "service.harmless-requests[0].host",
+        ),
+        (
+            "the irreversible step",
+            "harmless-requests = [{ step = 1, method = \"POST\", host = \"127.0.0.1:8080\", path = \"/survey\" }]".to_owned(),
+            "service.harmless-requests[0].step",
+        ),
+        (
+            "at 0.3.0",
+            harmless("/survey"),
+            "service.harmless-requests",
+        ),
+    ];
+    for (name, service, want) in before_sandbox {
+        let api = if name == "at 0.3.0" { "0.3.0" } else { "0.4.0" };
+        let text = declarative(api, &service);
+        let err =
+            subterminator_core::plugin::load_declarative(&engine, "liar.toml", &text).unwrap_err();
+        let said = err.to_string();
+        assert!(
+            matches!(err, PluginError::ServiceFile { .. }),
+            "{name}: {said}"
+        );
+        assert!(said.contains(want), "{name}: {said}");
+    }
+}
+
+/// What an honest plugin declares reaches the host as it was written, and
+/// files for earlier APIs load as they did, with nothing of 0.4.0.
+#[test]
+fn honest_declarations_load_and_older_files_load_as_they_did() {
+    let engine = PluginEngine::new().unwrap();
+    let honest = declarative(
+        "0.4.0",
+        "harmless-requests = [{ step = 0, method = \"post\", host = \"127.0.0.1:8080\", path = \"/account/survey*\" }]\n\
+         billing-descriptors = [\"LIAR.COM*\"]",
+    );
+    let plugin =
+        subterminator_core::plugin::load_declarative(&engine, "honest.toml", &honest).unwrap();
+    let m = plugin.metadata();
+    assert_eq!(m.harmless.len(), 1);
+    let h = &m.harmless[0];
+    assert_eq!(
+        (h.step, h.method.as_str(), h.host.as_str(), h.path.as_str()),
+        (0, "POST", "127.0.0.1:8080", "/account/survey*")
+    );
+    assert_eq!(m.billing_descriptors, ["LIAR.COM*"]);
+    for api in ["0.3.0", "0.2.0"] {
+        let plugin = subterminator_core::plugin::load_declarative(
+            &engine,
+            "old.toml",
+            &declarative(api, ""),
+        )
+        .unwrap();
+        assert!(plugin.metadata().harmless.is_empty(), "{api}");
+        assert!(plugin.metadata().billing_descriptors.is_empty(), "{api}");
+    }
+    // A component built on the frozen 0.2.0 contract still reaches the
+    // plan check (and is refused there for marking no irreversible step).
+    let wasm = std::fs::read(env!("SUBTERMINATOR_META_ONLY_V0_2_WASM")).unwrap();
+    let said = Plugin::load(&engine, "meta-only-v0-2.wasm", &wasm)
+        .unwrap_err()
+        .to_string();
+    assert!(said.contains("marks no irreversible step"), "{said}");
+}

@@ -222,6 +222,65 @@ fn every_services_fixtures_pass_and_cover_every_predicate() {
     assert!(failures.is_empty(), "{}", failures.join("\n"));
 }
 
+/// Whether `text` matches `glob` whole, ignoring case: the statement
+/// scanner's reading of a billing descriptor.
+fn descriptor_matches(glob: &str, text: &str) -> bool {
+    fn go(g: &[char], t: &[char]) -> bool {
+        match g.split_first() {
+            None => t.is_empty(),
+            Some(('*', rest)) => (0..=t.len()).any(|skip| go(rest, &t[skip..])),
+            Some((c, rest)) => t.first() == Some(c) && go(rest, &t[1..]),
+        }
+    }
+    let g: Vec<char> = glob.to_uppercase().chars().collect();
+    let t: Vec<char> = text.to_uppercase().chars().collect();
+    go(&g, &t)
+}
+
+/// Every bundled plugin speaks API 0.4.0, names how its charges read on a
+/// statement (what the scanner's own table knew), and declares no harmless
+/// request: no practice flow posts anything harmless on its honest path
+/// (surveys and reasons are GET forms; every other post changes the
+/// billing), so none would spare a question.
+#[test]
+fn bundled_plugins_name_their_charges_and_spare_no_question() {
+    let registry = Registry::load(&PluginEngine::new().unwrap(), None);
+    // As a bank prints each one.
+    let cases = [
+        ("netflix", "NETFLIX.COM 866-579-7172 CA"),
+        ("spotify", "Spotify P2A1B3C4D5 Stockholm"),
+        ("hulu", "HLU*HULU 12345-ABCDE"),
+        ("disney-plus", "DISNEY PLUS 888-905-7888 CA"),
+        ("max", "HBO MAX NEW YORK NY"),
+        ("youtube-premium", "GOOGLE *YouTubePremium g.co/helppay#"),
+        ("amazon-prime", "Amazon Prime*2K4LM0TT3 Amzn.com/bill WA"),
+        ("paramount-plus", "PARAMOUNT+ 888-274-5343 CA"),
+        ("peacock", "PEACOCK 1A2B3C NEW YORK NY"),
+        ("nytimes", "NYTIMES*NYTIMES SUBSCR 800-698-4637 NY"),
+        ("practice", "STREAMFLIX*MEMBERSHIP"),
+    ];
+    let bundled: BTreeSet<&str> = registry
+        .services()
+        .iter()
+        .map(|s| s.metadata.id.as_str())
+        .collect();
+    let named: BTreeSet<&str> = cases.iter().map(|(id, _)| *id).collect();
+    assert_eq!(bundled, named, "every bundled plugin, and only those");
+    for (id, printed) in cases {
+        let entry = registry.get(id).unwrap();
+        let m = &entry.metadata;
+        assert_eq!(entry.api_version, "0.4.0", "{id}");
+        assert!(m.harmless.is_empty(), "{id}: {:?}", m.harmless);
+        assert!(
+            m.billing_descriptors
+                .iter()
+                .any(|d| descriptor_matches(d, printed)),
+            "{id}: {:?} names no {printed:?}",
+            m.billing_descriptors
+        );
+    }
+}
+
 /// `services` and `demo --list` name all ten.
 #[tokio::test(flavor = "multi_thread")]
 async fn services_and_demo_list_name_all_ten() {

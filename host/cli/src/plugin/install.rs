@@ -285,6 +285,31 @@ fn print_permissions(plugin: &Plugin, candidate: &Candidate, sha256: &str, json:
         );
         out(format!("  held for a yes:  {}", stops.join(", ")));
     }
+    // The one place a plugin spares a question the network guard would
+    // put: each entry shown, with the step it belongs to.
+    let mut harmless = m.harmless.iter().map(|h| {
+        format!(
+            "{}, while {} runs",
+            crate::services::request(h),
+            crate::services::request_step(h, plugin.plan())
+        )
+    });
+    match harmless.next() {
+        None => out(
+            "  passes unasked:  nothing (every request that changes something waits for your yes)"
+                .to_owned(),
+        ),
+        Some(first) => {
+            out(format!("  passes unasked:  {first}"));
+            for more in harmless {
+                out(format!("                   {more}"));
+            }
+        }
+    }
+    out(format!(
+        "  on statements:   {}",
+        crate::services::descriptors(&m.billing_descriptors)
+    ));
 }
 
 async fn confirm(id: &str) -> Result<bool> {

@@ -215,7 +215,18 @@ fn guard_rules(cx: &Ctx<'_>, state: &State) -> GuardRules {
             .collect(),
         commit_urls: m.commit_url_patterns.clone(),
         commit_words: crate::safety::floor::url_commit_words(),
-        harmless: Vec::new(),
+        // Checked at load (`plugin::bounds`); the guard applies each only
+        // while an action of its step runs, never on a page that commits.
+        harmless: m
+            .harmless
+            .iter()
+            .map(|h| crate::browser::guard::Harmless {
+                step: h.step,
+                method: h.method.clone(),
+                host: h.host.clone(),
+                path: h.path.clone(),
+            })
+            .collect(),
     }
 }
 

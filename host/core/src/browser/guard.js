@@ -95,8 +95,12 @@ async (page) => {
       return ['pass'];
     }
     // A harmless request the plugin's plan expects of this very step: one
-    // exact host, method and path, never on a page that commits.
-    if (mode.step !== null) {
+    // exact host, method and path, never on a page that commits. The load
+    // checks keep commit words out of the declared path, but its `*` can
+    // still stand for one (`/survey*` covers `/survey?next=unsubscribe`):
+    // a URL that reads as a commit is never spared. The body is not read
+    // here: a survey's answers name the cancellation they are about.
+    if (mode.step !== null && !g.rules.words.some((re) => forms.some((u) => re.test(u)))) {
       const host = hostOf(url);
       const path = pathOf(url);
       for (const h of g.rules.harmless) {

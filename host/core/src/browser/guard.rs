@@ -13,7 +13,9 @@
 //!   else aborts it. Any other state-changing request to another site is
 //!   stopped and logged. The only exception is a harmless request the
 //!   plugin's plan declares for the step that runs (API 0.4.0), never on a
-//!   page that commits. On such a page, top-level navigations to the
+//!   page that commits, never for a commit pattern's request nor for a URL
+//!   with the host's commit words in it (a declared `*` can stand for one).
+//!   On such a page, top-level navigations to the
 //!   service are held too. A request the guard cannot judge is held.
 //!
 //! One context-level route, installed through `browser_run_code_unsafe` in

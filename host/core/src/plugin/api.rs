@@ -10,7 +10,7 @@ use wasmtime::component::Component;
 use super::engine::PluginEngine;
 use super::store::StoreState;
 use super::types::{AuthEvent, Metadata, PlanStep, ToolCallView, Verdict};
-use super::{PluginError, v0_1_0, v0_2_0, v0_3_0};
+use super::{PluginError, v0_1_0, v0_2_0, v0_3_0, v0_4_0};
 use crate::page;
 
 /// The API versions a component may speak.
@@ -19,11 +19,13 @@ pub enum ApiVersion {
     V0_1_0,
     V0_2_0,
     V0_3_0,
+    V0_4_0,
 }
 
 /// Every version this host runs, newest first, with the interface a
 /// component of that version imports its types from.
 const SUPPORTED: &[(ApiVersion, &str)] = &[
+    (ApiVersion::V0_4_0, v0_4_0::TYPES_INTERFACE),
     (ApiVersion::V0_3_0, v0_3_0::TYPES_INTERFACE),
     (ApiVersion::V0_2_0, v0_2_0::TYPES_INTERFACE),
     (ApiVersion::V0_1_0, v0_1_0::TYPES_INTERFACE),
@@ -31,6 +33,7 @@ const SUPPORTED: &[(ApiVersion, &str)] = &[
 
 /// The version numbers this host runs, newest first, for messages.
 pub const SUPPORTED_VERSIONS: &[&str] = &[
+    v0_4_0::API_VERSION,
     v0_3_0::API_VERSION,
     v0_2_0::API_VERSION,
     v0_1_0::API_VERSION,
@@ -42,6 +45,7 @@ impl ApiVersion {
             ApiVersion::V0_1_0 => v0_1_0::API_VERSION,
             ApiVersion::V0_2_0 => v0_2_0::API_VERSION,
             ApiVersion::V0_3_0 => v0_3_0::API_VERSION,
+            ApiVersion::V0_4_0 => v0_4_0::API_VERSION,
         }
     }
 
@@ -80,6 +84,7 @@ pub enum Linked {
     V0_1_0(v0_1_0::Pre),
     V0_2_0(v0_2_0::Pre),
     V0_3_0(v0_3_0::Pre),
+    V0_4_0(v0_4_0::Pre),
 }
 
 impl Linked {
@@ -93,6 +98,7 @@ impl Linked {
             ApiVersion::V0_1_0 => Linked::V0_1_0(v0_1_0::pre(&linkers.v0_1_0, component)?),
             ApiVersion::V0_2_0 => Linked::V0_2_0(v0_2_0::pre(&linkers.v0_2_0, component)?),
             ApiVersion::V0_3_0 => Linked::V0_3_0(v0_3_0::pre(&linkers.v0_3_0, component)?),
+            ApiVersion::V0_4_0 => Linked::V0_4_0(v0_4_0::pre(&linkers.v0_4_0, component)?),
         })
     }
 
@@ -101,6 +107,7 @@ impl Linked {
             Linked::V0_1_0(pre) => LiveInstance::V0_1_0(v0_1_0::Live::instantiate(store, pre)?),
             Linked::V0_2_0(pre) => LiveInstance::V0_2_0(v0_2_0::Live::instantiate(store, pre)?),
             Linked::V0_3_0(pre) => LiveInstance::V0_3_0(v0_3_0::Live::instantiate(store, pre)?),
+            Linked::V0_4_0(pre) => LiveInstance::V0_4_0(v0_4_0::Live::instantiate(store, pre)?),
         })
     }
 }
@@ -110,6 +117,7 @@ pub enum LiveInstance {
     V0_1_0(v0_1_0::Live),
     V0_2_0(v0_2_0::Live),
     V0_3_0(v0_3_0::Live),
+    V0_4_0(v0_4_0::Live),
 }
 
 impl LiveInstance {
@@ -118,6 +126,7 @@ impl LiveInstance {
             LiveInstance::V0_1_0(live) => &live.store,
             LiveInstance::V0_2_0(live) => &live.store,
             LiveInstance::V0_3_0(live) => &live.store,
+            LiveInstance::V0_4_0(live) => &live.store,
         }
     }
 
@@ -126,6 +135,7 @@ impl LiveInstance {
             LiveInstance::V0_1_0(live) => &mut live.store,
             LiveInstance::V0_2_0(live) => &mut live.store,
             LiveInstance::V0_3_0(live) => &mut live.store,
+            LiveInstance::V0_4_0(live) => &mut live.store,
         }
     }
 
@@ -134,6 +144,7 @@ impl LiveInstance {
             LiveInstance::V0_1_0(live) => live.metadata(),
             LiveInstance::V0_2_0(live) => live.metadata(),
             LiveInstance::V0_3_0(live) => live.metadata(),
+            LiveInstance::V0_4_0(live) => live.metadata(),
         }
     }
 
@@ -142,6 +153,7 @@ impl LiveInstance {
             LiveInstance::V0_1_0(live) => live.plan(),
             LiveInstance::V0_2_0(live) => live.plan(),
             LiveInstance::V0_3_0(live) => live.plan(),
+            LiveInstance::V0_4_0(live) => live.plan(),
         }
     }
 
@@ -154,6 +166,7 @@ impl LiveInstance {
             LiveInstance::V0_1_0(live) => live.checkpoint(call, snapshot),
             LiveInstance::V0_2_0(live) => live.checkpoint(call, snapshot),
             LiveInstance::V0_3_0(live) => live.checkpoint(call, snapshot),
+            LiveInstance::V0_4_0(live) => live.checkpoint(call, snapshot),
         }
     }
 
@@ -162,6 +175,7 @@ impl LiveInstance {
             LiveInstance::V0_1_0(live) => live.verify(snapshot),
             LiveInstance::V0_2_0(live) => live.verify(snapshot),
             LiveInstance::V0_3_0(live) => live.verify(snapshot),
+            LiveInstance::V0_4_0(live) => live.verify(snapshot),
         }
     }
 
@@ -173,6 +187,7 @@ impl LiveInstance {
             LiveInstance::V0_1_0(live) => live.detect_auth(snapshot),
             LiveInstance::V0_2_0(live) => live.detect_auth(snapshot),
             LiveInstance::V0_3_0(live) => live.detect_auth(snapshot),
+            LiveInstance::V0_4_0(live) => live.detect_auth(snapshot),
         }
     }
 }

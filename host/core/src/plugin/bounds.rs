@@ -5,8 +5,13 @@
 //! context, an escape sequence in a reason could rewrite the terminal, and a
 //! plain-http origin would let the agent off onto a page anyone can spoof.
 
+mod harmless;
+mod overlays;
+
 use super::types::{HintAction, Metadata, PlanStep, TargetHint};
 use crate::text::{ELLIPSIS, sanitize, truncate};
+
+pub use harmless::{HARMLESS_MAX_ENTRIES, HARMLESS_SEGMENT_MIN_CHARS};
 
 /// Longest id, in characters of `a-z`, `0-9` and `-`.
 pub const ID_MAX_CHARS: usize = 64;
@@ -28,6 +33,14 @@ pub const SHORT_TEXT_MAX_CHARS: usize = 300;
 pub const LIST_MAX_ENTRIES: usize = 64;
 /// Most steps in a plan.
 pub const PLAN_MAX_STEPS: usize = 32;
+/// Most billing descriptors: a service bills under a few names, and the
+/// statement scanner tries each on every line.
+pub const BILLING_DESCRIPTORS_MAX_ENTRIES: usize = 16;
+/// Shortest billing descriptor, in characters besides `*` and spaces: one
+/// letter would name any charge.
+pub const BILLING_DESCRIPTOR_MIN_CHARS: usize = 2;
+/// Longest billing descriptor, in characters: banks print a few dozen.
+pub const BILLING_DESCRIPTOR_MAX_CHARS: usize = 64;
 
 /// Checks metadata against every bound; the error names the field.
 pub fn check_metadata(m: &Metadata) -> Result<(), String> {
@@ -82,6 +95,40 @@ pub fn check_metadata(m: &Metadata) -> Result<(), String> {
     count("interruptions", m.overlays.len())?;
     for (i, hint) in m.overlays.iter().enumerate() {
         check_interruption(&format!("interruptions[{i}]"), hint)?;
+    }
+    check_billing_descriptors(&m.billing_descriptors)
+}
+
+/// Checks what the metadata says about the plan, once both are known and
+/// each is within its own bounds: harmless requests name steps that do not
+/// commit and paths that name no commit, and no overlay names a commit. The
+/// error names the field.
+pub fn check_with_plan(m: &Metadata, plan: &[PlanStep]) -> Result<(), String> {
+    harmless::check(m, plan)?;
+    overlays::check(m, plan)
+}
+
+/// Descriptors only name the service on a statement, but a blank or
+/// all-wildcard one would claim every charge, and the scanner prints them.
+fn check_billing_descriptors(descriptors: &[String]) -> Result<(), String> {
+    count_at_most(
+        "billing-descriptors",
+        descriptors.len(),
+        BILLING_DESCRIPTORS_MAX_ENTRIES,
+    )?;
+    for (i, d) in descriptors.iter().enumerate() {
+        let field = format!("billing-descriptors[{i}]");
+        line(&field, d, BILLING_DESCRIPTOR_MAX_CHARS)?;
+        let printed = d
+            .chars()
+            .filter(|c| *c != '*' && !c.is_whitespace())
+            .count();
+        if printed < BILLING_DESCRIPTOR_MIN_CHARS {
+            return Err(format!(
+                "{field}: {d:?} needs at least {BILLING_DESCRIPTOR_MIN_CHARS} characters besides '*' \
+                 and spaces, or it would name any charge"
+            ));
+        }
     }
     Ok(())
 }
@@ -156,9 +203,13 @@ pub fn clean_said(said: &str) -> String {
 }
 
 fn count(field: &str, n: usize) -> Result<(), String> {
-    if n > LIST_MAX_ENTRIES {
+    count_at_most(field, n, LIST_MAX_ENTRIES)
+}
+
+fn count_at_most(field: &str, n: usize, max: usize) -> Result<(), String> {
+    if n > max {
         return Err(format!(
-            "{field}: {n} entries is over the {LIST_MAX_ENTRIES} entry limit"
+            "{field}: {n} entries is over the {max} entry limit"
         ));
     }
     Ok(())
@@ -229,231 +280,4 @@ pub fn is_loopback(host: &str) -> bool {
 }
 
 #[cfg(test)]
-mod tests {
-    #![allow(clippy::unwrap_used, clippy::expect_used)]
-    use super::*;
-    use crate::plugin::types::{HintAction, RequestPattern};
-
-    fn good() -> Metadata {
-        Metadata {
-            id: "acme".into(),
-            display_name: "Acme".into(),
-            version: "1.0.0".into(),
-            initial_url: "https://www.acme.test/account".into(),
-            goal: "Cancel the Acme plan.\nThen stop.".into(),
-            system_prompt_addition: String::new(),
-            allowed_origins: vec!["https://www.acme.test".into()],
-            login_url_patterns: vec!["*/login*".into()],
-            commit_url_patterns: Vec::new(),
-            commit_requests: vec![RequestPattern {
-                method: "POST".into(),
-                url_pattern: "*/cancel*".into(),
-            }],
-            overlays: Vec::new(),
-        }
-    }
-
-    fn interruption(action: HintAction, names: &[&str]) -> TargetHint {
-        TargetHint {
-            role: Some("button".into()),
-            name_patterns: names.iter().map(|n| (*n).to_owned()).collect(),
-            action,
-            value: None,
-            optional: false,
-        }
-    }
-
-    #[test]
-    fn metadata_bounds_name_the_field() {
-        type Break = fn(&mut Metadata);
-        let cases: &[(&str, Break, Option<&str>)] = &[
-            ("as written", |_| {}, None),
-            (
-                "megabyte goal",
-                |m| m.goal = "x".repeat(1 << 20),
-                Some("goal: 1048576 characters"),
-            ),
-            (
-                "escape in goal",
-                |m| m.goal = "press y\u{1b}[2J".into(),
-                Some("goal: contains the control character"),
-            ),
-            (
-                "newline in display name",
-                |m| m.display_name = "Acme\nalready approved".into(),
-                Some("display-name: contains"),
-            ),
-            (
-                "bidi override in display name",
-                |m| m.display_name = "Acme\u{202e}".into(),
-                Some("display-name: contains"),
-            ),
-            (
-                "http origin",
-                |m| m.allowed_origins = vec!["http://www.acme.test".into()],
-                Some("allowed-origins[0]: \"http://www.acme.test\" is http, not https"),
-            ),
-            (
-                "javascript initial url",
-                |m| m.initial_url = "javascript:alert(1)".into(),
-                Some("initial-url"),
-            ),
-            (
-                "file origin",
-                |m| m.allowed_origins = vec!["file:///etc".into()],
-                Some("allowed-origins[0]"),
-            ),
-            (
-                "loopback http is the practice sites'",
-                |m| m.allowed_origins = vec!["http://127.0.0.1".into(), "http://[::1]".into()],
-                None,
-            ),
-            (
-                "no origins",
-                |m| m.allowed_origins.clear(),
-                Some("allowed-origins: empty"),
-            ),
-            (
-                "thousand login patterns",
-                |m| m.login_url_patterns = vec!["*/x*".into(); 1000],
-                Some("login-url-patterns: 1000 entries"),
-            ),
-            (
-                "long url pattern",
-                |m| m.commit_requests[0].url_pattern = "*".repeat(5000),
-                Some("commit-requests[0].url-pattern: 5000 characters"),
-            ),
-            ("bad id", |m| m.id = "Acme!".into(), Some("id \"Acme!\"")),
-            (
-                "long id",
-                |m| m.id = "a".repeat(65),
-                Some("must be 1-64 characters"),
-            ),
-            (
-                "huge version",
-                |m| m.version = "1".repeat(100),
-                Some("version: 100 characters"),
-            ),
-            (
-                "an interruption closed by a click",
-                |m| m.overlays = vec![interruption(HintAction::Click, &["close help"])],
-                None,
-            ),
-            (
-                "an interruption filled in",
-                |m| m.overlays = vec![interruption(HintAction::Fill, &["email"])],
-                Some("interruptions[0].action: an interruption is dismissed by a click"),
-            ),
-            (
-                "a blank interruption pattern names every button",
-                |m| m.overlays = vec![interruption(HintAction::Click, &["close", " "])],
-                Some("interruptions[0].name-patterns: needs at least one pattern"),
-            ),
-            (
-                "an interruption with no pattern",
-                |m| m.overlays = vec![interruption(HintAction::Click, &[])],
-                Some("interruptions[0].name-patterns"),
-            ),
-            (
-                "a hundred interruptions",
-                |m| m.overlays = vec![interruption(HintAction::Click, &["x"]); 100],
-                Some("interruptions: 100 entries"),
-            ),
-        ];
-        for (name, breaks, want) in cases {
-            let mut m = good();
-            breaks(&mut m);
-            let got = check_metadata(&m);
-            match want {
-                None => assert_eq!(got, Ok(()), "{name}"),
-                Some(want) => {
-                    let e = got.expect_err(name);
-                    assert!(e.contains(want), "{name}: {e}");
-                }
-            }
-        }
-    }
-
-    fn step(description: &str, patterns: Vec<String>) -> PlanStep {
-        PlanStep {
-            description: description.into(),
-            done_when: "done".into(),
-            targets: vec![TargetHint {
-                role: Some("button".into()),
-                name_patterns: patterns,
-                action: HintAction::Click,
-                value: None,
-                optional: false,
-            }],
-            irreversible: true,
-        }
-    }
-
-    #[test]
-    fn plan_bounds_name_the_step() {
-        let cases: Vec<(&str, Vec<PlanStep>, Option<&str>)> = vec![
-            ("fine", vec![step("Finish", vec!["finish".into()])], None),
-            (
-                "hundred steps",
-                vec![step("s", vec!["x".into()]); 100],
-                Some("plan: 100 steps"),
-            ),
-            (
-                "long pattern",
-                vec![step("s", vec!["x".repeat(10_000)])],
-                Some("plan[0].targets[0].name-patterns[0]: 10000 characters"),
-            ),
-            (
-                "escape in description",
-                vec![step("\u{1b}]0;owned\u{7}", vec!["x".into()])],
-                Some("plan[0].description: contains"),
-            ),
-        ];
-        for (name, plan, want) in cases {
-            let got = check_plan(&plan);
-            match want {
-                None => assert_eq!(got, Ok(()), "{name}"),
-                Some(want) => {
-                    let e = got.expect_err(name);
-                    assert!(e.contains(want), "{name}: {e}");
-                }
-            }
-        }
-    }
-
-    #[test]
-    fn said_text_is_cleaned_and_cut() {
-        let cases = [
-            ("plain", "This click cancels", "This click cancels"),
-            (
-                "escape sequences",
-                "\u{1b}[2J\u{1b}]0;title\u{7}Already approved",
-                "Already approved",
-            ),
-            ("lines", "one\ntwo", "one / two"),
-        ];
-        for (name, said, want) in cases {
-            assert_eq!(clean_said(said), want, "{name}");
-        }
-        let long = clean_said(&"y".repeat(1 << 20));
-        assert_eq!(
-            long.chars().count(),
-            SHORT_TEXT_MAX_CHARS + 1,
-            "cut, with …"
-        );
-    }
-
-    #[test]
-    fn loopback_hosts() {
-        for (host, want) in [
-            ("127.0.0.1", true),
-            ("localhost", true),
-            ("[::1]", true),
-            ("127.9.9.9", true),
-            ("10.0.0.1", false),
-            ("localhost.evil.test", false),
-        ] {
-            assert_eq!(is_loopback(host), want, "{host}");
-        }
-    }
-}
+mod tests;

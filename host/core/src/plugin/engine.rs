@@ -13,7 +13,7 @@ use super::PluginError;
 use super::cache::{self, CacheOutcome, ComponentCache};
 use super::limits::{EPOCH_TICK, MEMORY_LIMIT_BYTES};
 use super::store::StoreState;
-use super::{v0_1_0, v0_2_0, v0_3_0};
+use super::{v0_1_0, v0_2_0, v0_3_0, v0_4_0};
 
 /// One engine for every plugin, its epoch ticker, and the linkers.
 #[derive(Clone)]
@@ -33,6 +33,7 @@ pub(super) struct Linkers {
     pub(super) v0_1_0: Linker<StoreState>,
     pub(super) v0_2_0: Linker<StoreState>,
     pub(super) v0_3_0: Linker<StoreState>,
+    pub(super) v0_4_0: Linker<StoreState>,
 }
 
 impl std::fmt::Debug for PluginEngine {
@@ -66,6 +67,7 @@ impl PluginEngine {
             v0_1_0: linker(&engine, v0_1_0::add_to_linker)?,
             v0_2_0: linker(&engine, v0_2_0::add_to_linker)?,
             v0_3_0: linker(&engine, v0_3_0::add_to_linker)?,
+            v0_4_0: linker(&engine, v0_4_0::add_to_linker)?,
         };
         Ok(Self {
             engine,

@@ -137,11 +137,9 @@ macro_rules! since_v0_2 {
             }
         }
 
-        /// The metadata fields 0.2.0 defined, with the interruptions given.
-        fn metadata_since_v0_2(
-            m: wit::Metadata,
-            interruptions: Vec<host::TargetHint>,
-        ) -> host::Metadata {
+        /// The metadata fields 0.2.0 defined; a later version fills in the
+        /// fields it added over these.
+        fn metadata_since_v0_2(m: wit::Metadata) -> host::Metadata {
             host::Metadata {
                 id: m.id,
                 display_name: m.display_name,
@@ -162,7 +160,9 @@ macro_rules! since_v0_2 {
                         url_pattern: r.url_pattern,
                     })
                     .collect(),
-                overlays: interruptions,
+                overlays: Vec::new(),
+                harmless: Vec::new(),
+                billing_descriptors: Vec::new(),
             }
         }
 

@@ -120,10 +120,12 @@ impl Plugin {
                 .clone_from(&plugin.tag);
         }
         plugin.plan = plugin.call("plan", |live| live.plan())?;
-        bounds::check_plan(&plugin.plan).map_err(|cause| PluginError::BadMetadata {
-            source_name: format!("{} ({source_name})", plugin.id()),
-            cause,
-        })?;
+        bounds::check_plan(&plugin.plan)
+            .and_then(|()| bounds::check_with_plan(&plugin.metadata, &plugin.plan))
+            .map_err(|cause| PluginError::BadMetadata {
+                source_name: format!("{} ({source_name})", plugin.id()),
+                cause,
+            })?;
         if api != ApiVersion::V0_1_0 && !super::types::has_irreversible_step(&plugin.plan) {
             return Err(PluginError::BadMetadata {
                 source_name: format!("{} ({source_name})", plugin.id()),

@@ -28,6 +28,30 @@ pub struct Metadata {
     /// "what's new"), pressed by the host like a cookie banner's: the
     /// contract's `interruptions`. Empty before API 0.3.0.
     pub overlays: Vec<TargetHint>,
+    /// State-changing requests a plan step sends that change nothing that
+    /// matters, which the network guard lets pass while that step's action
+    /// runs: the contract's `harmless-requests`. Empty before API 0.4.0.
+    pub harmless: Vec<HarmlessRequest>,
+    /// How the service's charges appear on a bank statement (globs), for the
+    /// statement scanner. Empty before API 0.4.0.
+    pub billing_descriptors: Vec<String>,
+}
+
+/// A request one plan step sends that changes nothing that matters (a
+/// survey's answers posted). Checked at load (`bounds::check_harmless`):
+/// a step that exists and does not commit, a state-changing method, the
+/// exact host of an allowed origin, a path glob that names no commit.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
+pub struct HarmlessRequest {
+    /// Index of the step in the plan.
+    pub step: u32,
+    /// Upper-case HTTP method.
+    pub method: String,
+    /// Exactly one host, with its port when not the default.
+    pub host: String,
+    /// Glob over the request's path and query, `*` for any run of
+    /// characters.
+    pub path: String,
 }
 
 /// A request that commits by itself, matched before it leaves the browser.

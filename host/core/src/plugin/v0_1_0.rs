@@ -77,6 +77,8 @@ impl Live {
             commit_url_patterns: Vec::new(),
             commit_requests: Vec::new(),
             overlays: Vec::new(),
+            harmless: Vec::new(),
+            billing_descriptors: Vec::new(),
         })
     }
 

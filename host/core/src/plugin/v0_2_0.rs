@@ -21,7 +21,8 @@ super::glue::since_v0_2!();
 impl Live {
     pub fn metadata(&mut self) -> wasmtime::Result<host::Metadata> {
         let m = self.bindings.call_metadata(&mut self.store)?;
-        // 0.2.0 has no word for a service's own interruptions.
-        Ok(metadata_since_v0_2(m, Vec::new()))
+        // 0.2.0 has no word for a service's own interruptions, harmless
+        // requests or billing descriptors.
+        Ok(metadata_since_v0_2(m))
     }
 }

@@ -19,10 +19,14 @@ super::glue::since_v0_2!();
 impl Live {
     pub fn metadata(&mut self) -> wasmtime::Result<host::Metadata> {
         let mut m = self.bindings.call_metadata(&mut self.store)?;
-        let interruptions = std::mem::take(&mut m.interruptions)
+        let overlays = std::mem::take(&mut m.interruptions)
             .into_iter()
             .map(target_hint)
             .collect();
-        Ok(metadata_since_v0_2(m, interruptions))
+        // 0.3.0 has no word for harmless requests or billing descriptors.
+        Ok(host::Metadata {
+            overlays,
+            ..metadata_since_v0_2(m)
+        })
     }
 }
