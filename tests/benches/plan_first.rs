@@ -53,7 +53,10 @@ fn count(text: &str) -> usize {
 
 struct Measured {
     requests: usize,
+    /// As the host counts them: system prompt, messages, tool schemas.
     chars: usize,
+    /// Every byte of every request body as sent (JSON included).
+    body: usize,
     tokens: usize,
     wall_ms: u128,
     verified: bool,
@@ -90,8 +93,15 @@ async fn once(id: &str, model_drives: bool, delay: Option<Duration>) -> Measured
     let said = e2e::text(&out);
     let result = e2e::last_result(home.path()).unwrap();
     let requests = model.requests();
+    if let Ok(dir) = std::env::var("DUMP_REQUESTS") {
+        for (i, r) in requests.iter().enumerate() {
+            let mode = if model_drives { "drives" } else { "plan" };
+            std::fs::write(format!("{dir}/{id}-{mode}-{i}.json"), r.body.to_string()).unwrap();
+        }
+    }
     Measured {
         requests: requests.len(),
+        body: requests.iter().map(|r| r.body.to_string().len()).sum(),
         chars: usize::try_from(result["asked"]["chars"].as_u64().unwrap_or_default()).unwrap(),
         tokens: requests
             .iter()
@@ -115,21 +125,26 @@ async fn main() {
         None => FLOWS.to_vec(),
     };
     println!(
-        "| flow | mode | model requests | request chars | input tokens (o200k) | wall, instant model | wall, 2 s a reply | verified | yeses |"
+        "| flow | mode | model requests | request chars (host's count) | request bodies (bytes) | input tokens (o200k) | wall, instant model | wall, 2 s a reply | verified | yeses |"
     );
-    println!("|---|---|---|---|---|---|---|---|---|");
+    println!("|---|---|---|---|---|---|---|---|---|---|");
     for id in flows {
         for (mode, drives) in [("plan first", false), ("--model-drives", true)] {
             let fast = once(id, drives, None).await;
             let slow = once(id, drives, Some(SLOW_REPLY)).await;
             println!(
-                "| {id} | {mode} | {} | {} | {} | {:.1} s | {:.1} s | {} | {} |",
+                "| {id} | {mode} | {} | {} | {} | {} | {:.1} s | {:.1} s | {} | {} |",
                 fast.requests,
                 fast.chars,
+                fast.body,
                 fast.tokens,
                 fast.wall_ms as f64 / 1000.0,
                 slow.wall_ms as f64 / 1000.0,
-                if fast.verified && slow.verified { "yes" } else { "**no**" },
+                if fast.verified && slow.verified {
+                    "yes"
+                } else {
+                    "**no**"
+                },
                 fast.prompts,
             );
         }

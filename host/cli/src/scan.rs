@@ -143,17 +143,29 @@ pub async fn run(args: ScanArgs, dirs: &Dirs, json: bool, verbose: bool) -> Resu
     }
 }
 
-/// The billing descriptors of the services this installation can cancel.
-///
-/// For now the scan crate's own table, restricted to the ids the registry
-/// has (a service without a plugin is "no plugin", whatever its table
-/// says). When plugins declare their billing descriptors in their metadata,
-/// this is the one function that changes.
+/// The billing descriptors of every service with a plugin, as its plugin
+/// declares them (contract 0.4.0, Rust and declarative plugins alike). A
+/// plugin from before 0.4.0 declares none: the scan crate's own table
+/// stands in for it where it has that id, so an older installed plugin
+/// still finds its charges.
 pub fn descriptors(registry: &Registry) -> Vec<ServiceDescriptors> {
-    let ids = registry.ids();
-    known_descriptors()
-        .into_iter()
-        .filter(|service| ids.contains(&service.id))
+    let table = known_descriptors();
+    registry
+        .services()
+        .iter()
+        .filter_map(|entry| {
+            let id = &entry.metadata.id;
+            let patterns = if entry.metadata.billing_descriptors.is_empty() {
+                table.iter().find(|t| &t.id == id)?.patterns.clone()
+            } else {
+                entry.metadata.billing_descriptors.clone()
+            };
+            Some(ServiceDescriptors {
+                id: id.clone(),
+                name: entry.metadata.display_name.clone(),
+                patterns,
+            })
+        })
         .collect()
 }
 
