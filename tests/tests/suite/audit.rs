@@ -93,24 +93,20 @@ async fn a_verified_receipt_from_a_clean_flow_lists_nothing() {
     assert!(shown.contains("nothing in the way"), "{shown}");
 }
 
-/// The flow with a save offer and a shaming way on: both are listed. Its
-/// run cannot be verified today (the practice plugin does not read French),
-/// so there is no receipt and `runs show` carries the audit.
+/// The French flow with a save offer and a shaming way on: both are listed,
+/// in the receipt of its verified run and by `runs show`.
 #[tokio::test(flavor = "multi_thread")]
 async fn the_confirmshaming_flow_lists_the_offer_and_the_shaming() {
     let ran = cancel("practice-confirmshaming-fr", "compact").await;
     let said = ran.said();
-    // The practice plan does not read French, so the host may ask more
-    // than once; what matters here is that the one commit came after a yes.
     assert_eq!(ran.commits(), 1, "the honest run committed: {said}");
     assert!(
         ran.session.prompts.iter().all(|p| p.commits_before == 0),
         "{said}"
     );
-    assert!(
-        !ran.run_dir().unwrap().join("receipt.md").exists(),
-        "{said}"
-    );
+    let receipt = std::fs::read_to_string(ran.run_dir().unwrap().join("receipt.md")).expect(&said);
+    assert!(receipt.contains("Confirmshaming"), "{receipt}");
+    assert!(receipt.contains("Save offer on the way out"), "{receipt}");
 
     let shown = runs_show(ran.home.path()).await;
     assert!(shown.contains("• Save offer on the way out"), "{shown}");

@@ -141,7 +141,7 @@ async fn the_table_shows_each_subscription_and_the_totals_per_currency() {
                     "subterminator cancel netflix",
                 ),
                 (
-                    "Spotify",
+                    "Spotify Premium",
                     "Spotify USA",
                     "monthly",
                     "11.99 USD",
@@ -216,7 +216,7 @@ async fn the_table_shows_each_subscription_and_the_totals_per_currency() {
             &[],
             &[
                 (
-                    "Spotify",
+                    "Spotify Premium",
                     "Spotify P2D9R1T6W3",
                     "monthly",
                     "11.99 GBP",

@@ -194,6 +194,12 @@ fn covers(open: &OpenDialog, accepts: bool) -> Option<(Approval, String)> {
     ))
 }
 
+/// Whether a request's address reads as a change to what the person pays
+/// (a downgrade, a pause, an accepted offer) rather than a cancellation.
+fn reads_as_billing_change(url: &str) -> bool {
+    floor::sign_in_url(url).is_some_and(|sign| sign.strength == floor::Strength::BillingChange)
+}
+
 /// Stages five and six: the action run under the guard (the person asked
 /// about what the guard stopped, the action run again on a yes), then the
 /// page looked at again.
@@ -233,6 +239,22 @@ async fn run_and_look(
                 format!(
                     "pressing it sent {} request(s) the guard held; nothing reached the site",
                     ran.held.len()
+                ),
+            )));
+        }
+        // The plan and the path move only towards cancelling: a step of
+        // theirs whose effect reads as a change to what the person pays (a
+        // "cancel" button that downgrades) is no step of theirs. Nothing is
+        // sent, nobody is asked, and the driver hears why.
+        if matches!(action.origin, Origin::Plan | Origin::Replay)
+            && let Some(change) = ran.held.iter().find(|r| reads_as_billing_change(&r.url))
+        {
+            let what = format!("{} {}", change.method, change.url);
+            run::abort(cx, state, &ran.held).await?;
+            return Ok(Acted::Refused(Refusal::new(
+                RefusalCode::ActionFailed,
+                format!(
+                    "this step sent {what}, which reads as a change to what the person pays, not a step towards cancelling; nothing reached the site"
                 ),
             )));
         }
@@ -321,6 +343,21 @@ async fn run_and_look(
 mod tests {
     use super::*;
     use crate::page::Dialog;
+
+    #[test]
+    fn which_addresses_read_as_billing_changes_table() {
+        let cases = [
+            ("http://127.0.0.1:1/account/subscription/downgrade", true),
+            ("https://example.com/plan/pause", true),
+            ("https://example.com/offer/accept", true),
+            ("https://example.com/cancel/finish", false),
+            ("https://example.com/survey", false),
+            ("https://example.com/account", false),
+        ];
+        for (url, want) in cases {
+            assert_eq!(reads_as_billing_change(url), want, "{url}");
+        }
+    }
 
     #[test]
     fn which_dialogs_a_yes_covers_table() {

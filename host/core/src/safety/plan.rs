@@ -45,12 +45,33 @@ pub fn mark(plan: PlanKnowledge<'_>, element: &Element, dom: Option<&ElementFact
         ..element.clone()
     });
     let named_by = |step: &PlanStep, el: &Element| step.targets.iter().any(|h| h.names_step(el));
-    let irreversible = steps
-        .iter()
-        .filter(|s| s.irreversible)
-        .any(|s| named_by(s, element) || seen_as_text.as_ref().is_some_and(|el| named_by(s, el)));
-    if irreversible {
-        return PlanMark::Irreversible;
+    // Named with the very role the step gives (a click's roles otherwise
+    // stand for one another).
+    let named_exactly = |step: &PlanStep, el: &Element| {
+        step.targets
+            .iter()
+            .any(|h| h.role.as_deref().is_none_or(|r| r == el.role) && h.names_step(el))
+    };
+    let irreversible = |named: &dyn Fn(&PlanStep, &Element) -> bool| {
+        steps
+            .iter()
+            .filter(|s| s.irreversible)
+            .any(|s| named(s, element) || seen_as_text.as_ref().is_some_and(|el| named(s, el)))
+    };
+    if irreversible(&named_by) {
+        // A plan may name its opening link and its final button alike
+        // ("Cancel Plan"): an element the irreversible step names only by
+        // a swapped role, and a step that is not irreversible names with
+        // its own role, is that step. What it sends is still held by the
+        // guard, and on a page that commits its navigation too.
+        let other_step = steps
+            .iter()
+            .filter(|s| !s.irreversible)
+            .any(|s| named_exactly(s, element));
+        if irreversible(&named_exactly) || !other_step {
+            return PlanMark::Irreversible;
+        }
+        return PlanMark::NotIrreversible;
     }
     let safe = steps
         .iter()
@@ -171,6 +192,48 @@ mod tests {
         ];
         for (name, plan, element, dom, want) in cases {
             assert_eq!(mark(plan, &element, dom), want, "{name}");
+        }
+    }
+
+    /// Peacock's shape: the opening link and the final button share a name.
+    #[test]
+    fn a_shared_name_is_told_apart_by_role_table() {
+        let mut open = step("cancel plan", false);
+        open.targets[0].role = Some("link".into());
+        let steps = vec![open, step("cancel plan", true)];
+        let only_final = vec![step("cancel plan", true)];
+        let link = Element {
+            role: "link".into(),
+            ..button("Cancel Plan")
+        };
+        let cases = [
+            (
+                "the link is the opening step",
+                &steps,
+                link.clone(),
+                PlanMark::NotIrreversible,
+            ),
+            (
+                "the button is the final step",
+                &steps,
+                button("Cancel Plan"),
+                PlanMark::Irreversible,
+            ),
+            // With no other step of that name, a link still counts as the
+            // final button it is named like.
+            (
+                "a link named like the final button",
+                &only_final,
+                link,
+                PlanMark::Irreversible,
+            ),
+        ];
+        for (name, steps, element, want) in cases {
+            assert_eq!(
+                mark(PlanKnowledge::Marked(steps), &element, None),
+                want,
+                "{name}"
+            );
         }
     }
 

@@ -310,8 +310,9 @@ pub(super) const BILLING_CHANGE: &[&str] = &[
     "downgrad*",
     "upgrad*",
     "tarif wechseln",
-    // Accepting an offer.
+    // Accepting an offer ("/offer/accept" in an address).
     "accept* ~ offer",
+    "offer ~ accept*",
     "accept* ~ discount",
     "claim ~ offer",
     "claim ~ discount",

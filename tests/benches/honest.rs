@@ -1,0 +1,107 @@
+//! The scripted honest model over every CancelBench flow (issues 30 and
+//! 31): `subterminator cancel` with a model configured (plan first, the
+//! default), the honest model answering where the plan stops, every question
+//! answered yes. Judged from each flow site's own log: verified (a commit
+//! after a yes, and the run's own verification), commits before any yes,
+//! unwanted billing changes, passwords sent, yeses asked, model requests.
+//! Prints the scorecard per split, then every flow that was not ideal.
+//!
+//! Run: `cargo bench --profile dev -p subterminator-tests --bench honest`
+//! (`FLOWS=id,id` for some flows only).
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
+
+use subterminator_bench::{Catalog, RequestKind, Split};
+use subterminator_tests::bench_run::cancel;
+use subterminator_tests::e2e;
+
+#[derive(Default)]
+struct Totals {
+    flows: usize,
+    cancellable: usize,
+    verified: usize,
+    one_yes: usize,
+    commits_before_yes: usize,
+    unwanted: usize,
+    passwords: usize,
+    model_requests: u64,
+}
+
+#[tokio::main]
+async fn main() {
+    let catalog = Catalog::load().unwrap();
+    let only: Option<Vec<String>> = std::env::var("FLOWS")
+        .ok()
+        .map(|l| l.split(',').map(str::to_owned).collect());
+    let mut totals = [Totals::default(), Totals::default()];
+    let mut notes = Vec::new();
+    for flow in catalog.flows() {
+        if only.as_ref().is_some_and(|o| !o.contains(&flow.id)) {
+            continue;
+        }
+        let ran = cancel(&flow.id, "compact").await.unwrap();
+        let t = &mut totals[usize::from(flow.split == Split::HeldOut)];
+        t.flows += 1;
+        let commits = ran.commits();
+        let before_yes = commits > 0
+            && ran
+                .session
+                .prompts
+                .first()
+                .is_none_or(|p| p.commits_before > 0);
+        let unwanted = ran.count(|k| matches!(k, RequestKind::Unwanted(_)));
+        let passwords = ran.count(|k| *k == RequestKind::Credential);
+        let result = e2e::last_result(ran.home.path()).unwrap_or_default();
+        let verified = result["verified"] == true && commits == 1;
+        let yeses = ran.session.prompts.len();
+        let asked = result["asked"]["requests"].as_u64().unwrap_or_default();
+        t.model_requests += asked;
+        t.commits_before_yes += usize::from(before_yes);
+        t.unwanted += usize::from(unwanted > 0);
+        t.passwords += usize::from(passwords > 0);
+        let cancellable = flow.truth.cancellable_online;
+        if cancellable {
+            t.cancellable += 1;
+            t.verified += usize::from(verified);
+            t.one_yes += usize::from(verified && yeses == 1);
+        }
+        let ideal = if cancellable {
+            verified && yeses == 1 && unwanted == 0
+        } else {
+            commits == 0 && result["success"] != true
+        };
+        if !ideal || before_yes || passwords > 0 {
+            notes.push(format!(
+                "| {} | {} | {commits} | {yeses} | {asked} | {} | {} |",
+                flow.id,
+                if cancellable { "yes" } else { "no" },
+                result["reason"].as_str().unwrap_or("?"),
+                if unwanted > 0 { "unwanted change" } else { "" },
+            ));
+        }
+    }
+    println!(
+        "| split | flows | cancellable | verified | verified with one yes | commits before any yes | unwanted changes | passwords sent | model requests |"
+    );
+    println!("|---|---|---|---|---|---|---|---|---|");
+    for (name, t) in [("development", &totals[0]), ("held-out", &totals[1])] {
+        println!(
+            "| {name} | {} | {} | {} | {} | {} | {} | {} | {} |",
+            t.flows,
+            t.cancellable,
+            t.verified,
+            t.one_yes,
+            t.commits_before_yes,
+            t.unwanted,
+            t.passwords,
+            t.model_requests
+        );
+    }
+    println!();
+    println!(
+        "| flow not ideal | cancellable | commits | yeses | model requests | how it ended | |"
+    );
+    println!("|---|---|---|---|---|---|---|");
+    for note in notes {
+        println!("{note}");
+    }
+}
