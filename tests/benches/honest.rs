@@ -7,7 +7,7 @@
 //! Prints the scorecard per split, then every flow that was not ideal.
 //!
 //! Run: `cargo bench --profile dev -p subterminator-tests --bench honest`
-//! (`FLOWS=id,id` for some flows only).
+//! (`FLOWS=id,id` for some flows only; `SHOW=1` prints what each run said).
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
 use subterminator_bench::{Catalog, RequestKind, Split};
@@ -39,6 +39,9 @@ async fn main() {
             continue;
         }
         let ran = cancel(&flow.id, "compact").await.unwrap();
+        if std::env::var_os("SHOW").is_some() {
+            eprintln!("{}\n{}", flow.id, ran.said());
+        }
         let t = &mut totals[usize::from(flow.split == Split::HeldOut)];
         t.flows += 1;
         let commits = ran.commits();

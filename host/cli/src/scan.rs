@@ -185,6 +185,7 @@ fn run_flag_without_cancel(run: &RunArgs) -> Option<&'static str> {
         ("--vision", run.vision),
         ("--browser", run.browser.is_some()),
         ("--replay", run.replay),
+        ("--model-drives", run.model_drives),
         ("--cdp-endpoint", run.cdp_endpoint.is_some()),
     ];
     given

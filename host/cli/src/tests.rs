@@ -81,6 +81,7 @@ const FLAGS: &[(&str, &[&str], &[&str])] = &[
         // The run flags `scan --cancel` passes on as they are; `cancel
         // --help` shows each with an example.
         &[
+            "model-drives",
             "base-url",
             "dry-run",
             "no-checkpoint",
@@ -107,6 +108,7 @@ const FLAGS: &[(&str, &[&str], &[&str])] = &[
         // Remote listening is not to be copied from an example; the others
         // are as `cancel` shows them.
         &[
+            "lease",
             "allow-remote",
             "base-url",
             "browser",
@@ -181,7 +183,11 @@ const CLAP_FLAGS: &[&str] = &["help", "version"];
 /// clap's own `help` subcommand left out.
 fn commands(command: &clap::Command, path: &str, out: &mut Vec<(String, clap::Command)>) {
     out.push((path.to_owned(), command.clone()));
-    for sub in command.get_subcommands().filter(|s| s.get_name() != "help") {
+    // Hidden commands (`manpage`, for packaging) are not offered to people.
+    for sub in command
+        .get_subcommands()
+        .filter(|s| s.get_name() != "help" && !s.is_hide_set())
+    {
         let sub_path = format!("{path} {}", sub.get_name()).trim().to_owned();
         commands(sub, &sub_path, out);
     }

@@ -182,10 +182,8 @@ async fn with_a_model_configured_the_plan_takes_every_service_step_flow() {
     }
     assert!(wrong.is_empty(), "{}", wrong.join("\n"));
     assert_eq!(model.request_count(), 0);
-    // One yes per cancellation on at least 95% of them (issue 31). Peacock's
-    // plan names its opening link and its final button alike ("Cancel
-    // Plan"), and an element an irreversible step names is always asked
-    // about: its flows ask twice.
+    // One yes per cancellation on at least 95% of them (issue 31); the
+    // flows that asked more are named.
     let once = runs.len() - twice.len();
     assert!(
         once * 100 >= runs.len() * 95,

@@ -90,10 +90,12 @@ pub(super) fn next(
     ) {
         Ok(completion) => {
             if !state.known_drove_last && state.steps.model > 0 {
+                let took =
+                    state.steps.model - state.model_steps_at_hand_over.min(state.steps.model);
                 cx.reporter.emit(Event::HandedOver {
                     turn: state.turn,
                     from: driver.label(),
-                    replayed: 0,
+                    replayed: usize::try_from(took).unwrap_or(usize::MAX),
                     why: "the page matches a step of the plan again".into(),
                     to: PLAN.into(),
                 });
@@ -172,6 +174,7 @@ fn hand_over(cx: &mut Ctx<'_>, state: &mut State, from: &str, why: String, to: S
         to,
     });
     state.stopped = Some(why);
+    state.model_steps_at_hand_over = state.steps.model;
 }
 
 /// Notes a step the path or the plan took, for the model's brief: the line

@@ -95,6 +95,9 @@ pub(super) struct State {
     pub(super) stopped: Option<String>,
     /// Who took the last turn's step: the replay or the plan (`true`), or the driver.
     pub(super) known_drove_last: bool,
+    /// The model's step count when the plan last handed over to it, so the
+    /// hand-back says how many steps the model took in between.
+    pub(super) model_steps_at_hand_over: u32,
     /// Steps taken, by who proposed them.
     pub(super) steps: super::StepsBy,
     /// What was sent to the model so far.
@@ -146,6 +149,7 @@ impl State {
             known_page: None,
             stopped: None,
             known_drove_last: false,
+            model_steps_at_hand_over: 0,
             steps: super::StepsBy::default(),
             asked: super::Asked::default(),
         }
