@@ -136,6 +136,25 @@ const CAPTCHA_WORDS: &[&str] = &[
 const EXPIRED_WORDS: &[&str] = &["your session has expired", "session expired"];
 const LOGIN_PATTERNS: &[&str] = &["*auth.hulu.com/*", "*/login*"];
 
+/// "Continue to cancel" in the languages Hulu's plan reads: the offer's
+/// way on and the survey's.
+const CONTINUE_TO_CANCEL: &[&str] = &[
+    "continue to cancel",
+    "متابعة الإلغاء",
+    "weiter zur kündigung",
+    "continuar con la cancelación",
+    "continuer la résiliation",
+    "continua con l'annullamento",
+    "解約手続きを続ける",
+    "해지 계속하기",
+    "doorgaan met opzeggen",
+    "kontynuuj anulowanie",
+    "continuar cancelamento",
+    "fortsätt avsluta",
+    "i̇ptale devam et",
+    "继续取消",
+];
+
 impl Service for Hulu {
     fn new() -> Self {
         Hulu
@@ -205,25 +224,7 @@ impl Service for Hulu {
             PlanStep::new(
                 "Decline the offer to pause",
                 "The offer to pause is gone; an offer, the survey or the last step is shown",
-                vec![TargetHint::click(
-                    "button",
-                    &[
-                        "continue to cancel",
-                        "متابعة الإلغاء",
-                        "weiter zur kündigung",
-                        "continuar con la cancelación",
-                        "continuer la résiliation",
-                        "continua con l'annullamento",
-                        "解約手続きを続ける",
-                        "해지 계속하기",
-                        "doorgaan met opzeggen",
-                        "kontynuuj anulowanie",
-                        "continuar cancelamento",
-                        "fortsätt avsluta",
-                        "i̇ptale devam et",
-                        "继续取消",
-                    ],
-                )],
+                vec![TargetHint::click("button", CONTINUE_TO_CANCEL)],
             ),
             PlanStep::new(
                 "Decline the discount and the cheaper plan, if they are offered",
@@ -272,25 +273,7 @@ impl Service for Hulu {
                         "Other",
                     )
                     .optional(),
-                    TargetHint::click(
-                        "button",
-                        &[
-                            "continue to cancel",
-                            "متابعة الإلغاء",
-                            "weiter zur kündigung",
-                            "continuar con la cancelación",
-                            "continuer la résiliation",
-                            "continua con l'annullamento",
-                            "解約手続きを続ける",
-                            "해지 계속하기",
-                            "doorgaan met opzeggen",
-                            "kontynuuj anulowanie",
-                            "continuar cancelamento",
-                            "fortsätt avsluta",
-                            "i̇ptale devam et",
-                            "继续取消",
-                        ],
-                    ),
+                    TargetHint::click("button", CONTINUE_TO_CANCEL),
                 ],
             ),
             PlanStep::new(

@@ -13,6 +13,17 @@ use crate::browser::tools as mcp;
 use crate::safety::plan::{self, PlanMark};
 use crate::safety::{self, Decision, DialogFacts, Facts, Policy, floor};
 
+/// Whether the action answers the page's dialog with "accept".
+pub(super) fn accepts_dialog(resolved: &Resolved) -> bool {
+    resolved.runs == mcp::HANDLE_DIALOG
+        && resolved
+            .action
+            .mcp_args
+            .get("accept")
+            .and_then(Value::as_bool)
+            == Some(true)
+}
+
 /// The decision on `action`, resolved as `resolved`, from what was gathered.
 pub(super) fn decide(
     cx: &Ctx<'_>,
@@ -27,10 +38,10 @@ pub(super) fn decide(
     } = resolved;
     let dialog = state.dialog.as_ref().and_then(|open| {
         (runs == mcp::HANDLE_DIALOG).then(|| DialogFacts {
-            accept: browser.mcp_args.get("accept").and_then(Value::as_bool) == Some(true),
+            accept: accepts_dialog(resolved),
             kind: &open.dialog.kind,
             message: &open.dialog.message,
-            opened_by_commit: open.opened_by_commit,
+            opened_by_commit: open.opened_under.is_some(),
         })
     });
     let facts = Facts {

@@ -98,7 +98,7 @@ pub(super) fn offline_completion(
 /// judges whether that yes covers it, and asks if not); it knows nothing of
 /// any other dialog.
 fn dialog_answer(open: &OpenDialog, turn: u32, prefix: &str) -> Result<Completion, String> {
-    if !open.opened_by_commit {
+    if open.opened_under.is_none() {
         return Err(format!(
             "a {} dialog is open (\"{}\") that no step of the plan opened",
             open.dialog.kind, open.dialog.message

@@ -13,7 +13,7 @@ use super::action::{Action, Origin};
 use super::approval::Approval;
 use super::ask::{self, Asked, rejected};
 use super::ctx::Ctx;
-use super::decide::{decide, final_step};
+use super::decide::{accepts_dialog, decide, final_step};
 use super::facts::{self, Gathered};
 use super::look::{self, Watch};
 use super::question;
@@ -158,14 +158,7 @@ pub(super) async fn act(
 
 /// The yes an accepted dialog is answered under, with why (see [`covers`]).
 fn covered_dialog(state: &State, resolved: &Resolved) -> Option<(Approval, String)> {
-    let accepts = resolved.runs == mcp::HANDLE_DIALOG
-        && resolved
-            .action
-            .mcp_args
-            .get("accept")
-            .and_then(serde_json::Value::as_bool)
-            == Some(true);
-    covers(state.dialog.as_ref()?, accepts)
+    covers(state.dialog.as_ref()?, accepts_dialog(resolved))
 }
 
 /// Whether accepting `open` is covered by the yes of the action that opened
@@ -443,7 +436,6 @@ mod tests {
                     kind: kind.into(),
                     message: message.into(),
                 },
-                opened_by_commit: approval.is_some(),
                 opened_under: approval,
             };
             assert_eq!(covers(&open, accepts).is_some(), want, "{name}");

@@ -210,7 +210,6 @@ pub(super) async fn settle_dialogs(
         if !matches!(first.kind.as_str(), "alert" | "beforeunload") {
             let open = OpenDialog {
                 dialog: first,
-                opened_by_commit: approval.is_some(),
                 opened_under: approval.cloned(),
             };
             state.dialog = Some(open.clone());

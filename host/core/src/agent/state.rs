@@ -114,12 +114,12 @@ pub(super) struct Released {
     pub(super) approval: String,
 }
 
-/// A dialog the page has open, and whether an approved action opened it.
+/// A dialog the page has open, and the yes of the action that opened it.
 #[derive(Debug, Clone)]
 pub(super) struct OpenDialog {
     pub(super) dialog: Dialog,
-    pub(super) opened_by_commit: bool,
-    /// The yes of the action that opened it, when one did: the site's own
+    /// The yes of the action that opened it, when an approved action did
+    /// (the dialog was "opened by a commit"): the site's own
     /// "are you sure?" to a cancellation the person said yes to may be
     /// answered under that yes (`pipeline::covered_dialog`).
     pub(super) opened_under: Option<super::approval::Approval>,
