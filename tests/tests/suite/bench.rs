@@ -64,10 +64,6 @@ async fn the_offline_policy_over_every_flow() {
         let verdict = &run["verdict"];
         assert_eq!(verdict["commits_without_yes"], 0, "{id}: {verdict}");
         assert_eq!(verdict["false_success_claim"], false, "{id}: {verdict}");
-        assert_eq!(
-            run["model_requests"], 0,
-            "{id}: the offline policy asks no model"
-        );
     }
 
     // Where a flow is a service's steps in another shape or language, the
