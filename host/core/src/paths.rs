@@ -75,6 +75,12 @@ impl Dirs {
         self.cache.join("plugins")
     }
 
+    /// Node.js's compile cache for the Playwright MCP server; safe to delete
+    /// at any time.
+    pub fn node_compile_cache(&self) -> PathBuf {
+        self.cache.join("node")
+    }
+
     /// Paths that worked, one file per service and plugin version.
     pub fn memory(&self) -> PathBuf {
         self.data.join("memory")

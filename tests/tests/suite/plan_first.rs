@@ -137,4 +137,10 @@ async fn model_drives_asks_the_model_for_every_step() {
     assert_eq!(result["steps"]["plan"], 0, "{result}");
     assert!(result["steps"]["model"].as_u64().unwrap() >= 3, "{result}");
     assert!(model.request_count() >= 4, "{said}");
+    // The host verifies the confirmation itself: the model's last request
+    // was for the final click, and no request follows to hear it claimed.
+    let asked = model.requests();
+    let last = asked.last().unwrap().latest_input().unwrap_or_default();
+    assert!(last.contains("Finish Cancellation"), "{last}");
+    assert_eq!(result["verified"], true, "{result}");
 }

@@ -151,9 +151,15 @@ async fn interruptions_are_cleared_before_the_model_sees_the_page() {
         "{said}"
     );
     // The static prefix and the conversation are marked for the prompt
-    // cache: later turns read it, and the last line says so.
+    // cache: the provider writes what reaches its 1,024-token minimum
+    // (a later turn would read it; this run ends when the host sees the
+    // confirmation, before the conversation is long enough to be read
+    // back), and the last line says what was cached.
     let result = e2e::last_result(home.path()).unwrap();
-    assert!(result["usage"]["cached"].as_u64().unwrap() > 0, "{result}");
+    assert!(
+        result["usage"]["cache_write"].as_u64().unwrap() > 0,
+        "{result}"
+    );
     assert!(said.contains(" cached) · "), "{said}");
     assert!(said.contains("browser "), "{said}");
 }

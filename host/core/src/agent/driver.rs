@@ -93,6 +93,21 @@ pub(super) fn offline_completion(
     completion_of(policy.next(snapshot, verified), toolset, turn, "offline")
 }
 
+/// The host's claim of success for a model's run, once the host has
+/// verified the page itself: the claim the model would make next, without
+/// asking it (the claim is judged again like any other).
+pub(super) fn verified_completion(toolset: &dyn Toolset, turn: u32) -> Completion {
+    completion_of(
+        offline::Move::Complete {
+            success: true,
+            reason: "The page confirms the cancellation, as the host verified it".to_owned(),
+        },
+        toolset,
+        turn,
+        "host",
+    )
+}
+
 /// The plan's answer to a dialog the page has open: it accepts the site's
 /// own confirmation that its approved step opened (the pipeline still
 /// judges whether that yes covers it, and asks if not); it knows nothing of

@@ -94,14 +94,25 @@ pub(super) async fn run(
         // difference from here.
         let turn_clocks = cx.clocks;
         let turn_started = Instant::now();
-        // The path and the plan trust the host's verification alone.
-        let verified = if plan_first::knows_way(driver, state) {
+        // The path and the plan trust the host's verification alone; so
+        // does a model's run, which ends without another request (a whole
+        // page and the fixed prefix, to be told what the host already knows).
+        let verified = if plan_first::knows_way(driver, state) || matches!(driver, Driver::Model(_))
+        {
             plan_first::verified(cx, state, verdict).await
         } else {
             false
         };
         let started = Instant::now();
-        let (mut completion, origin) = match plan_first::next(cx, state, driver, verified) {
+        let known = plan_first::next(cx, state, driver, verified).or_else(|| {
+            (verified && matches!(driver, Driver::Model(_))).then(|| {
+                (
+                    driver::verified_completion(&*cx.toolset, state.turn),
+                    Origin::Model,
+                )
+            })
+        });
+        let (mut completion, origin) = match known {
             Some(known) => {
                 emit_reply(cx, state.turn, &known.0, Tokens::default(), started);
                 known

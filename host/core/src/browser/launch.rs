@@ -408,7 +408,30 @@ pub fn prepare(opts: &BrowserOptions) -> Result<LaunchPlan, BrowserError> {
     let text = serde_json::to_string_pretty(&config_json()).unwrap_or_default();
     std::fs::write(&config, text)
         .map_err(|e| BrowserError::io("cannot write the Playwright MCP config", &config, e))?;
-    plan(opts, executable.as_deref(), &config, running_as_root())
+    let mut plan = plan(opts, executable.as_deref(), &config, running_as_root())?;
+    if program_name == "npx" || program_name == "node" {
+        plan.env.extend(node_compile_cache());
+    }
+    Ok(plan)
+}
+
+/// Node.js reads this (22.1 and later; older ones ignore it): the folder
+/// where it keeps the V8 code of the modules it compiled, so the next start
+/// of the server skips compiling Playwright again (BENCHMARKS.md, "Start
+/// sooner").
+pub const NODE_COMPILE_CACHE_ENV: &str = "NODE_COMPILE_CACHE";
+
+/// [`NODE_COMPILE_CACHE_ENV`] at the cache folder of this user's
+/// subterminator, never a shared one: the folder holds code node runs
+/// without checking who wrote it. Nothing when there is no such folder;
+/// the server then starts as it would without.
+fn node_compile_cache() -> Option<(String, String)> {
+    let dir = crate::paths::Dirs::from_env().ok()?.node_compile_cache();
+    if let Err(e) = std::fs::create_dir_all(&dir) {
+        tracing::debug!(dir = %dir.display(), "no Node.js compile cache: {e}");
+        return None;
+    }
+    Some((NODE_COMPILE_CACHE_ENV.to_owned(), dir.display().to_string()))
 }
 
 #[cfg(unix)]
