@@ -6,12 +6,17 @@
 //! unwanted billing changes, passwords sent, yeses asked, model requests.
 //! Prints the scorecard per split, then every flow that was not ideal.
 //!
+//! With `MODEL_DRIVES=1` every run passes `--model-drives`: the honest model
+//! takes every step, and the scorecard counts the expected steps whose
+//! target was not in the page the model was sent at that step (issue 32:
+//! nothing a model needs is dropped from what it is sent).
+//!
 //! Run: `cargo bench --profile dev -p subterminator-tests --bench honest`
 //! (`FLOWS=id,id` for some flows only; `SHOW=1` prints what each run said).
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
 use subterminator_bench::{Catalog, RequestKind, Split};
-use subterminator_tests::bench_run::cancel;
+use subterminator_tests::bench_run::cancel_as;
 use subterminator_tests::e2e;
 
 #[derive(Default)]
@@ -24,6 +29,8 @@ struct Totals {
     unwanted: usize,
     passwords: usize,
     model_requests: u64,
+    /// Expected steps not in what the model was sent (`MODEL_DRIVES` only).
+    missed: usize,
 }
 
 #[tokio::main]
@@ -32,13 +39,14 @@ async fn main() {
     let only: Option<Vec<String>> = std::env::var("FLOWS")
         .ok()
         .map(|l| l.split(',').map(str::to_owned).collect());
+    let model_drives = std::env::var_os("MODEL_DRIVES").is_some();
     let mut totals = [Totals::default(), Totals::default()];
     let mut notes = Vec::new();
     for flow in catalog.flows() {
         if only.as_ref().is_some_and(|o| !o.contains(&flow.id)) {
             continue;
         }
-        let ran = cancel(&flow.id, "compact").await.unwrap();
+        let ran = cancel_as(&flow.id, "compact", model_drives).await.unwrap();
         if std::env::var_os("SHOW").is_some() {
             eprintln!("{}\n{}", flow.id, ran.said());
         }
@@ -58,6 +66,9 @@ async fn main() {
         let yeses = ran.session.prompts.len();
         let asked = result["asked"]["requests"].as_u64().unwrap_or_default();
         t.model_requests += asked;
+        // Under plan first the plan takes steps the model never sees.
+        let missed = if model_drives { ran.missed.len() } else { 0 };
+        t.missed += missed;
         t.commits_before_yes += usize::from(before_yes);
         t.unwanted += usize::from(unwanted > 0);
         t.passwords += usize::from(passwords > 0);
@@ -72,23 +83,35 @@ async fn main() {
         } else {
             commits == 0 && result["success"] != true
         };
-        if !ideal || before_yes || passwords > 0 {
+        if !ideal || before_yes || passwords > 0 || missed > 0 {
+            let mut trouble = Vec::new();
+            if unwanted > 0 {
+                trouble.push("unwanted change".to_owned());
+            }
+            if missed > 0 {
+                trouble.push(format!("not sent: {}", ran.missed.join("; ")));
+            }
             notes.push(format!(
                 "| {} | {} | {commits} | {yeses} | {asked} | {} | {} |",
                 flow.id,
                 if cancellable { "yes" } else { "no" },
                 result["reason"].as_str().unwrap_or("?"),
-                if unwanted > 0 { "unwanted change" } else { "" },
+                trouble.join(", "),
             ));
         }
     }
     println!(
-        "| split | flows | cancellable | verified | verified with one yes | commits before any yes | unwanted changes | passwords sent | model requests |"
+        "| split | flows | cancellable | verified | verified with one yes | commits before any yes | unwanted changes | passwords sent | model requests | steps not in the page sent |"
     );
-    println!("|---|---|---|---|---|---|---|---|---|");
+    println!("|---|---|---|---|---|---|---|---|---|---|");
     for (name, t) in [("development", &totals[0]), ("held-out", &totals[1])] {
+        let missed = if model_drives {
+            t.missed.to_string()
+        } else {
+            "— (plan first)".to_owned()
+        };
         println!(
-            "| {name} | {} | {} | {} | {} | {} | {} | {} | {} |",
+            "| {name} | {} | {} | {} | {} | {} | {} | {} | {} | {missed} |",
             t.flows,
             t.cancellable,
             t.verified,

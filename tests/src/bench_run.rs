@@ -7,7 +7,7 @@ use std::path::PathBuf;
 use subterminator_bench::{BenchSite, Catalog, LoggedRequest, RequestKind};
 
 use crate::e2e;
-use crate::honest_model::honest;
+use crate::honest_model::honest_watched;
 use crate::human::{self, Session};
 use crate::model_server::ModelServer;
 use crate::scripted::SCRIPTED_ANTHROPIC_KEY;
@@ -18,6 +18,9 @@ pub struct Ran {
     pub session: Session,
     /// The site's own log, read after the run ended.
     pub log: Vec<LoggedRequest>,
+    /// The expected steps whose target was not in the page the model was
+    /// sent (`honest_model::Missed`).
+    pub missed: Vec<String>,
 }
 
 impl Ran {
@@ -47,9 +50,16 @@ impl Ran {
 /// honest model with `tools` (`compact` or `full`), every question answered
 /// yes.
 pub async fn cancel(id: &str, tools: &str) -> anyhow::Result<Ran> {
+    cancel_as(id, tools, false).await
+}
+
+/// [`cancel`], with `--model-drives` when `model_drives`: the honest model
+/// then takes every step, and [`Ran::missed`] says which it could not see.
+pub async fn cancel_as(id: &str, tools: &str, model_drives: bool) -> anyhow::Result<Ran> {
     let flow = Catalog::load()?.get(id)?.clone();
     let site = BenchSite::serve(&flow).await?;
-    let model = ModelServer::start(honest(&flow, tools)).await?;
+    let (walker, missed) = honest_watched(&flow, tools);
+    let model = ModelServer::start(walker).await?;
     let home = tempfile::tempdir()?;
     let mut command = e2e::command(home.path());
     command
@@ -58,6 +68,9 @@ pub async fn cancel(id: &str, tools: &str) -> anyhow::Result<Ran> {
         .args(["--model", "claude-opus-4-6"])
         .env("ANTHROPIC_API_KEY", SCRIPTED_ANTHROPIC_KEY)
         .env("ANTHROPIC_BASE_URL", model.anthropic_base_url());
+    if model_drives {
+        command.arg("--model-drives");
+    }
     let commits = || {
         site.requests()
             .iter()
@@ -67,9 +80,14 @@ pub async fn cancel(id: &str, tools: &str) -> anyhow::Result<Ran> {
     let session = human::run(command, |_| true, commits).await;
     let log = site.requests();
     site.stop();
+    let missed = missed
+        .lock()
+        .unwrap_or_else(std::sync::PoisonError::into_inner)
+        .clone();
     Ok(Ran {
         home,
         session: session?,
         log,
+        missed,
     })
 }

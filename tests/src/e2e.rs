@@ -39,6 +39,22 @@ const SCRUBBED: &[&str] = &[
     "RUST_LOG",
 ];
 
+/// The browser the end-to-end runs drive: Debian's `chromium-headless-shell`
+/// where it is installed, else its `chromium`. Every run is headless, and the
+/// headless shell (the same Chromium build without the browser's own UI
+/// layer) spends about 60% less CPU per run on the two cores CI has, which
+/// the suite is bound by (BENCHMARKS.md, "CI wall time"). The browser
+/// layer's own suites (`browser`, `guard`, `compact`, `record`) and the
+/// attach tests keep the full `chromium`.
+pub fn browser() -> &'static str {
+    const SHELL: &str = "/usr/bin/chromium-headless-shell";
+    if Path::new(SHELL).is_file() {
+        SHELL
+    } else {
+        "/usr/bin/chromium"
+    }
+}
+
 /// Compiled plugins, shared by every test's home (`<target>/tmp/plugin-cache`).
 /// A fresh home compiles every bundled plugin again, about 5 s of CPU on
 /// this machine: across the suite's few hundred runs that was a third of
@@ -78,7 +94,7 @@ pub fn command(home: &Path) -> tokio::process::Command {
     }
     command
         .env("SUBTERMINATOR_HOME", home)
-        .env("SUBTERMINATOR_BROWSER", "/usr/bin/chromium")
+        .env("SUBTERMINATOR_BROWSER", browser())
         .env("NO_COLOR", "1")
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
@@ -104,7 +120,7 @@ pub fn on_terminal(home: &Path, args: &[&str]) -> tokio::process::Command {
     }
     command
         .env("SUBTERMINATOR_HOME", home)
-        .env("SUBTERMINATOR_BROWSER", "/usr/bin/chromium")
+        .env("SUBTERMINATOR_BROWSER", browser())
         .env("NO_COLOR", "1")
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())

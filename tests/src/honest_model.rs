@@ -16,7 +16,7 @@
 //! let model = ModelServer::start(honest(&flow, "compact")).await?;
 //! ```
 
-use std::sync::Mutex;
+use std::sync::{Arc, Mutex};
 
 use serde_json::{Value, json};
 use subterminator_bench::{Flow, Step, StepAction};
@@ -36,7 +36,26 @@ pub fn honest(
     flow: &Flow,
     tools: &str,
 ) -> impl Fn(&RecordedRequest) -> Reply + Send + Sync + 'static {
+    honest_watched(flow, tools).0
+}
+
+/// The steps of the expected path the honest model passed over because
+/// their target was not in what it was sent, each as "step N: role
+/// \"name\"". Where the model takes every step (`--model-drives`), an
+/// entry means the host left out of a page something the model needed.
+pub type Missed = Arc<Mutex<Vec<String>>>;
+
+/// [`honest`], and the steps it [`Missed`].
+pub fn honest_watched(
+    flow: &Flow,
+    tools: &str,
+) -> (
+    impl Fn(&RecordedRequest) -> Reply + Send + Sync + 'static,
+    Missed,
+) {
+    let missed = Missed::default();
     let walker = Honest {
+        missed: Arc::clone(&missed),
         steps: flow.truth.expected_path.clone(),
         confirmation: flow
             .truth
@@ -47,7 +66,10 @@ pub fn honest(
         full: tools == "full",
         progress: Mutex::new(Progress::default()),
     };
-    move |request| walker.answer(request)
+    (
+        move |request: &RecordedRequest| walker.answer(request),
+        missed,
+    )
 }
 
 struct Honest {
@@ -57,6 +79,7 @@ struct Honest {
     /// Playwright MCP's own tools (`--tools full`) rather than the compact set.
     full: bool,
     progress: Mutex<Progress>,
+    missed: Missed,
 }
 
 #[derive(Default)]
@@ -213,6 +236,7 @@ impl Honest {
                 progress.last = None;
                 continue;
             }
+            self.passed_over(&page, progress.next..at);
             let reply = self.act(step, element);
             return self.send(&mut progress, at, reply);
         }
@@ -233,6 +257,23 @@ impl Honest {
             );
         }
         Reply::text("I do not see the next step of the way out on this page.")
+    }
+
+    /// Notes the element steps in `skipped` whose target `page` lacks: the
+    /// model goes on past them to a later step it does see.
+    fn passed_over(&self, page: &Page, skipped: std::ops::Range<usize>) {
+        let mut missed = self
+            .missed
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
+        for at in skipped {
+            let step = &self.steps[at];
+            if !matches!(step.action, StepAction::AcceptDialog | StepAction::HandOver)
+                && page.find(step).is_none()
+            {
+                missed.push(format!("step {}: {} \"{}\"", at + 1, step.role, step.name));
+            }
+        }
     }
 
     /// Sends step `at`'s reply, moving on past a click or a dialog (a

@@ -105,7 +105,7 @@ pub fn server(home: &Path, args: &[&str]) -> Value {
         "server": argv,
         "env": {
             "SUBTERMINATOR_HOME": home,
-            "SUBTERMINATOR_BROWSER": "/usr/bin/chromium",
+            "SUBTERMINATOR_BROWSER": crate::e2e::browser(),
             "NO_COLOR": "1",
         }
     })
