@@ -97,15 +97,15 @@ pub(super) async fn run(
         // The path and the plan trust the host's verification alone; so
         // does a model's run, which ends without another request (a whole
         // page and the fixed prefix, to be told what the host already knows).
-        let verified = if plan_first::knows_way(driver, state) || matches!(driver, Driver::Model(_))
-        {
+        let model = matches!(driver, Driver::Model(_));
+        let verified = if model || plan_first::knows_way(driver, state) {
             plan_first::verified(cx, state, verdict).await
         } else {
             false
         };
         let started = Instant::now();
         let known = plan_first::next(cx, state, driver, verified).or_else(|| {
-            (verified && matches!(driver, Driver::Model(_))).then(|| {
+            (model && verified).then(|| {
                 (
                     driver::verified_completion(&*cx.toolset, state.turn),
                     Origin::Model,
