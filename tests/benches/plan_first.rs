@@ -23,11 +23,14 @@ use subterminator_tests::scripted::SCRIPTED_ANTHROPIC_KEY;
 /// What a person waits for a real model's reply, as the issue sets it.
 const SLOW_REPLY: Duration = Duration::from_secs(2);
 
-/// The base flow of each of the ten services and StreamFlix, then flows in
-/// other shapes: links, an API on another origin, shadow DOM, a confirm
-/// dialog, and one whose plan stops (a buried cancel link).
+/// The base flow of each of the ten services and StreamFlix, then the long
+/// StreamFlix flow (an offer, an add-on sold in the flow, the survey: issue
+/// 32's measure), then flows in other shapes: links, an API on another
+/// origin, shadow DOM, a confirm dialog, and one whose plan stops (a buried
+/// cancel link).
 const FLOWS: &[&str] = &[
     "practice-base-en",
+    "practice-cross-sell-en",
     "netflix-base-en",
     "spotify-base-en",
     "hulu-base-en",
@@ -61,6 +64,9 @@ struct Measured {
     wall_ms: u128,
     verified: bool,
     prompts: usize,
+    /// At list price, with the prompt cache as the scripted server reports
+    /// it (Anthropic's rules: breakpoints, a 1,024-token minimum).
+    cost_usd: f64,
 }
 
 async fn once(id: &str, model_drives: bool, delay: Option<Duration>) -> Measured {
@@ -114,6 +120,7 @@ async fn once(id: &str, model_drives: bool, delay: Option<Duration>) -> Measured
         wall_ms,
         verified: result["verified"] == true,
         prompts: said.matches("Approve? [y/N]").count(),
+        cost_usd: result["cost_usd"].as_f64().unwrap_or_default(),
     }
 }
 
@@ -125,19 +132,20 @@ async fn main() {
         None => FLOWS.to_vec(),
     };
     println!(
-        "| flow | mode | model requests | request chars (host's count) | request bodies (bytes) | input tokens (o200k) | wall, instant model | wall, 2 s a reply | verified | yeses |"
+        "| flow | mode | model requests | request chars (host's count) | request bodies (bytes) | input tokens (o200k) | cost (list price, cache as reported) | wall, instant model | wall, 2 s a reply | verified | yeses |"
     );
-    println!("|---|---|---|---|---|---|---|---|---|---|");
+    println!("|---|---|---|---|---|---|---|---|---|---|---|");
     for id in flows {
         for (mode, drives) in [("plan first", false), ("--model-drives", true)] {
             let fast = once(id, drives, None).await;
             let slow = once(id, drives, Some(SLOW_REPLY)).await;
             println!(
-                "| {id} | {mode} | {} | {} | {} | {} | {:.1} s | {:.1} s | {} | {} |",
+                "| {id} | {mode} | {} | {} | {} | {} | ${:.4} | {:.1} s | {:.1} s | {} | {} |",
                 fast.requests,
                 fast.chars,
                 fast.body,
                 fast.tokens,
+                fast.cost_usd,
                 fast.wall_ms as f64 / 1000.0,
                 slow.wall_ms as f64 / 1000.0,
                 if fast.verified && slow.verified {

@@ -2,14 +2,16 @@
 //! add to each action (reading the element's facts, the floor and the
 //! plugin, the commit page, the network guard), split by state-changing and
 //! read-only actions, and the prompts per cancellation on the practice flow
-//! (scripted model in both profiles, and the offline policy) and on every
-//! hostile test flow.
+//! (scripted model in both profiles, and the offline policy), on every
+//! hostile test flow, and on the CancelBench flows where the network guard
+//! holds a request: what holding costs an action (issue 31).
 //!
 //! Run: `cargo bench -p subterminator-tests --bench safety`
 
 use std::path::Path;
 
 use subterminator_core::demo::{PracticeSite, SiteOptions};
+use subterminator_tests::bench_run::cancel_as;
 use subterminator_tests::e2e;
 use subterminator_tests::hostile::FLOWS;
 use subterminator_tests::hostile_model::attacker;
@@ -19,6 +21,18 @@ use subterminator_tests::scripted::{SCRIPTED_ANTHROPIC_KEY, cancel_netflix, canc
 use subterminator_tests::site::{Site, site_dir};
 
 const RUNS: usize = 3;
+
+/// CancelBench flows on which an unapproved action's request is held by the
+/// guard: the pause form posted with "cancel" chosen (asked at the effect),
+/// and the "Cancel subscription" that posts a downgrade (aborted). Plan
+/// first, the honest model where the plan stops, every question answered
+/// yes.
+const HELD_FLOWS: &[&str] = &[
+    "hulu-pause-preselected-en",
+    "hulu-pause-preselected-links-zh-Hans",
+    "youtube-premium-pause-preselected-ko",
+    "spotify-downgrade-as-cancel-en",
+];
 
 fn median(mut v: Vec<u64>) -> u64 {
     v.sort_unstable();
@@ -32,6 +46,11 @@ struct Figures {
     changing_us: Vec<u64>,
     read_only_us: Vec<u64>,
     prompts: Vec<u64>,
+    /// Browser time of state-changing actions during which the guard held
+    /// a request (Playwright MCP waits for an action's requests), and of
+    /// the others: the difference is what holding costs (issue 31).
+    held_action_ms: Vec<u64>,
+    other_action_ms: Vec<u64>,
 }
 
 fn read_run(home: &Path, figures: &mut Figures) -> anyhow::Result<()> {
@@ -46,10 +65,14 @@ fn read_run(home: &Path, figures: &mut Figures) -> anyhow::Result<()> {
     let mut prompts = 0;
     let mut judged = std::collections::BTreeSet::new();
     let mut looked = std::collections::BTreeSet::new();
+    let mut held = std::collections::BTreeSet::new();
     for v in &events {
         let e = &v["event"];
         let turn = e["turn"].as_u64().unwrap_or_default();
         match e["type"].as_str().unwrap_or_default() {
+            "guard_held" => {
+                held.insert(turn);
+            }
             "approval_asked" => {
                 prompts += 1;
                 judged.insert(turn);
@@ -71,6 +94,18 @@ fn read_run(home: &Path, figures: &mut Figures) -> anyhow::Result<()> {
     }
     for v in &events {
         let e = &v["event"];
+        let turn = e["turn"].as_u64().unwrap_or_default();
+        if e["type"] == "tool_result" && judged.contains(&turn) {
+            let ms = e["elapsed_ms"].as_u64().unwrap_or_default();
+            if held.contains(&turn) {
+                figures.held_action_ms.push(ms);
+            } else {
+                figures.other_action_ms.push(ms);
+            }
+        }
+    }
+    for v in &events {
+        let e = &v["event"];
         if e["type"] != "turn_timing" {
             continue;
         }
@@ -86,7 +121,10 @@ fn read_run(home: &Path, figures: &mut Figures) -> anyhow::Result<()> {
     Ok(())
 }
 
-fn report(name: &str, figures: Figures) {
+fn report(name: &str, figures: Figures, all: &mut Figures) {
+    all.changing_us.extend(&figures.changing_us);
+    all.held_action_ms.extend(&figures.held_action_ms);
+    all.other_action_ms.extend(&figures.other_action_ms);
     let ms = |us: u64| us as f64 / 1000.0;
     let max = figures
         .changing_us
@@ -103,11 +141,35 @@ fn report(name: &str, figures: Figures) {
         ms(median(figures.read_only_us.clone())),
         figures.read_only_us.len(),
     );
+    if !figures.held_action_ms.is_empty() {
+        println!(
+            "  actions whose request was held: median {} ms in the browser (n = {}); the other state-changing actions: {} ms (n = {})",
+            median(figures.held_action_ms.clone()),
+            figures.held_action_ms.len(),
+            median(figures.other_action_ms.clone()),
+            figures.other_action_ms.len(),
+        );
+    }
+}
+
+/// Every run's figures together: the medians the closing note gives.
+fn summary(all: Figures) {
+    let held = median(all.held_action_ms.clone());
+    let other = median(all.other_action_ms.clone());
+    println!(
+        "all runs: safety per state-changing action median {:.1} ms (n = {}); an action whose request was held {held} ms in the browser (n = {}), another state-changing action {other} ms (n = {}): holding costs {} ms per held request",
+        median(all.changing_us.clone()) as f64 / 1000.0,
+        all.changing_us.len(),
+        all.held_action_ms.len(),
+        all.other_action_ms.len(),
+        i128::from(held) - i128::from(other),
+    );
 }
 
 #[tokio::main]
 async fn main() -> anyhow::Result<()> {
     println!("safety bench: {RUNS} runs each, medians");
+    let mut all = Figures::default();
     for tools in ["full", "compact"] {
         let mut figures = Figures::default();
         for _ in 0..RUNS {
@@ -125,6 +187,7 @@ async fn main() -> anyhow::Result<()> {
         report(
             &format!("practice flow, netflix plugin, scripted model, --tools {tools}"),
             figures,
+            &mut all,
         );
     }
     let mut figures = Figures::default();
@@ -146,7 +209,11 @@ async fn main() -> anyhow::Result<()> {
         anyhow::ensure!(out.status.success(), "{}", e2e::text(&out));
         read_run(home.path(), &mut figures)?;
     }
-    report("practice flow, practice plugin, offline policy", figures);
+    report(
+        "practice flow, practice plugin, offline policy",
+        figures,
+        &mut all,
+    );
     for flow in FLOWS {
         let mut figures = Figures::default();
         let site = Site::serve(&site_dir("hostile")).await?;
@@ -171,7 +238,21 @@ async fn main() -> anyhow::Result<()> {
         report(
             &format!("hostile flow {}, netflix plugin, approving all", flow.kind),
             figures,
+            &mut all,
         );
     }
+    for id in HELD_FLOWS {
+        let mut figures = Figures::default();
+        for _ in 0..RUNS {
+            let ran = cancel_as(id, "compact", false).await?;
+            read_run(ran.home.path(), &mut figures)?;
+        }
+        report(
+            &format!("CancelBench {id}, plan first, approving all"),
+            figures,
+            &mut all,
+        );
+    }
+    summary(all);
     Ok(())
 }

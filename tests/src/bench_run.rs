@@ -21,6 +21,8 @@ pub struct Ran {
     /// The expected steps whose target was not in the page the model was
     /// sent (`honest_model::Missed`).
     pub missed: Vec<String>,
+    /// Every byte of every model request's body, as sent (issue 32).
+    pub sent_bytes: usize,
 }
 
 impl Ran {
@@ -78,6 +80,11 @@ pub async fn cancel_as(id: &str, tools: &str, model_drives: bool) -> anyhow::Res
             .count()
     };
     let session = human::run(command, |_| true, commits).await;
+    let sent_bytes = model
+        .requests()
+        .iter()
+        .map(|r| r.body.to_string().len())
+        .sum();
     let log = site.requests();
     site.stop();
     let missed = missed
@@ -89,5 +96,6 @@ pub async fn cancel_as(id: &str, tools: &str, model_drives: bool) -> anyhow::Res
         session: session?,
         log,
         missed,
+        sent_bytes,
     })
 }

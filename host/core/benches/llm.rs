@@ -62,6 +62,7 @@ fn request() -> Request {
         messages,
         tools,
         max_tokens: 4096,
+        cache_history: true,
     }
 }
 

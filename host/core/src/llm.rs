@@ -154,6 +154,11 @@ pub struct Request {
     pub messages: Vec<Message>,
     pub tools: Vec<ToolSpec>,
     pub max_tokens: u32,
+    /// Whether the conversation up to its newest tool result is sent again
+    /// unchanged on the next request, so a provider's prompt cache could
+    /// read it back. `false` when older turns are summarised afresh each
+    /// time: a cache written there would never be read.
+    pub cache_history: bool,
 }
 
 /// A model the agent can ask for the next step. Object-safe so the agent can

@@ -269,19 +269,23 @@ async fn the_scripted_cancellation_passes_in_both_profiles() {
                     "request_human_approval"
                 ]
             );
+            // The last action's result is quoted whole in the summary of
+            // what was done when it says more than "success".
+            const QUOTED: &str = "failed (human_rejected): ";
             let (heard, rejected) = requests
                 .iter()
                 .find_map(|r| {
-                    r.latest_tool_result()
-                        .filter(|t| t.contains("human_rejected"))
-                        .map(|t| (r, t))
+                    let input = r.latest_input()?;
+                    let at = input.find(QUOTED)? + QUOTED.len();
+                    let line = input[at..].lines().next()?.to_owned();
+                    Some((r, line))
                 })
                 .expect("the model heard the feedback");
             let v: Value = serde_json::from_str(&rejected).unwrap();
             assert_eq!(v["success"], false);
             assert_eq!(v["error"], "human_rejected");
             assert_eq!(v["message"], "User feedback: not yet, look again");
-            // The page comes after the result, sent apart; the result
+            // The page comes after the summary, sent apart; the result
             // names it.
             assert!(
                 v["snapshot"]

@@ -86,6 +86,7 @@ fn request(messages: Vec<Message>) -> Request {
         messages,
         tools: tools(),
         max_tokens: 1024,
+        cache_history: true,
     }
 }
 

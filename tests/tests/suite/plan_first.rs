@@ -9,6 +9,7 @@ use std::path::Path;
 
 use serde_json::Value;
 use subterminator_core::demo::{FINISH_REQUEST, PracticeSite, SiteOptions};
+use subterminator_tests::bench_run::cancel_as;
 use subterminator_tests::compact_script::compact_canceller;
 use subterminator_tests::e2e;
 use subterminator_tests::model_server::{ModelServer, RecordedRequest, Reply};
@@ -143,4 +144,27 @@ async fn model_drives_asks_the_model_for_every_step() {
     let last = asked.last().unwrap().latest_input().unwrap_or_default();
     assert!(last.contains("Finish Cancellation"), "{last}");
     assert_eq!(result["verified"], true, "{result}");
+}
+
+/// Issue 32's budget: on CancelBench's long StreamFlix flow (an offer, an
+/// add-on sold inside the flow, the survey, the final step), a model that
+/// drives every step is sent at most 20,000 characters in all, every byte
+/// of every request body counted (system prompt, tool schemas, the JSON
+/// around them), and still finds every step's target in what it is sent.
+#[tokio::test(flavor = "multi_thread")]
+async fn the_long_flow_driven_by_the_model_is_sent_under_20000_characters() {
+    let ran = cancel_as("practice-cross-sell-en", "compact", true)
+        .await
+        .unwrap();
+    let result = e2e::last_result(ran.home.path()).unwrap();
+    assert_eq!(result["verified"], true, "{}", ran.said());
+    assert_eq!(ran.commits(), 1, "{}", ran.said());
+    assert_eq!(ran.session.prompts.len(), 1, "{}", ran.said());
+    assert_eq!(result["asked"]["requests"], 6, "{result}");
+    assert!(ran.missed.is_empty(), "{:?}", ran.missed);
+    assert!(
+        ran.sent_bytes <= 20_000,
+        "{} bytes sent to the model",
+        ran.sent_bytes
+    );
 }

@@ -7,6 +7,15 @@
 //!   [`KEPT_TURNS`] turns stay, and the turns dropped are listed in a
 //!   system-generated "Previous actions" summary after the goal.
 //!
+//! A toolset may ask for the summary from the first turn on
+//! ([`Toolset::turns_kept_whole`]): compact keeps no turn whole (issue 32),
+//! so every request is the goal, a line per action taken (the last one's
+//! result quoted when it was not a plain success), and the page now. A past
+//! turn costs some 340 characters whole and 30 as a line, resent on every
+//! later request. What stays the same from request to request, and what a
+//! provider's prompt cache could read back, is the system prompt and the
+//! tools; the conversation it no longer caches is the part no longer sent.
+//!
 //! And one for pictures (`--vision`): only the latest image is sent, since
 //! an image costs far more tokens than the snapshot text beside it; older
 //! ones are dropped, and token counts and summaries pass over images.
@@ -26,6 +35,14 @@ pub const KEPT_TURNS: usize = 10;
 pub const BYTES_PER_TEN_TOKENS: usize = 25;
 /// Longest argument value quoted in a summary line, in characters.
 const MAX_SUMMARY_ARG_CHARS: usize = 40;
+/// Longest text of a turn (what it said it was for) kept in its summary
+/// line, in characters.
+const MAX_SUMMARY_TEXT_CHARS: usize = 120;
+/// Longest last result quoted whole in a summary, in characters: an error
+/// and its message fit; the page is never in it (it is sent apart).
+const MAX_QUOTED_RESULT_CHARS: usize = 2_000;
+/// A summary line's outcome when the call did what it was asked.
+const SUCCESS: &str = "success";
 
 /// A cheap upper estimate of the tokens in `text`; the host enforces
 /// budgets with it, and the token benchmark checks it against a real tokenizer.
@@ -35,24 +52,52 @@ pub fn estimate_tokens(text: &str) -> usize {
 
 /// The messages to send for `history`; its first message is the goal.
 pub fn for_request(history: &[Message], toolset: &dyn Toolset) -> Vec<Message> {
-    let mut messages = latest_in_full(history, toolset);
-    if tokens(&messages) <= HISTORY_TOKEN_BUDGET {
-        return messages;
+    let messages = latest_in_full(history, toolset);
+    match toolset.turns_kept_whole() {
+        Some(kept) => summarized(messages, kept),
+        None if tokens(&messages) <= HISTORY_TOKEN_BUDGET => messages,
+        None => summarized(messages, KEPT_TURNS),
     }
+}
+
+/// `messages` with every turn but the last `kept` replaced by one
+/// "Previous actions" line each, appended to the goal. With `kept` 0 every
+/// turn is a line, the last one's result in full unless it was a plain
+/// success, and a last reply with no call stays whole; what followed it (a
+/// note of the host's, the page) stays.
+fn summarized(mut messages: Vec<Message>, kept: usize) -> Vec<Message> {
     let turns: Vec<usize> = messages
         .iter()
         .enumerate()
         .filter(|(_, m)| matches!(m, Message::Assistant { .. }))
         .map(|(i, _)| i)
         .collect();
-    if turns.len() <= KEPT_TURNS {
+    let (Some(&first), Some(&last)) = (turns.first(), turns.last()) else {
+        return messages;
+    };
+    let cut = match (kept, &messages[last]) {
+        // A reply with no call stays whole: what the host said to it (a
+        // repair prompt) refers to it.
+        (0, Message::Assistant { tool_calls, .. }) if tool_calls.is_empty() => last,
+        (0, _) => messages[last + 1..]
+            .iter()
+            .position(|m| !matches!(m, Message::ToolResult { .. }))
+            .map_or(messages.len(), |i| last + 1 + i),
+        _ if turns.len() <= kept => return messages,
+        _ => turns[turns.len() - kept],
+    };
+    if cut <= first {
         return messages;
     }
-    let cut = turns[turns.len() - KEPT_TURNS];
-    let first = turns[0];
-    let summary = summarize(&messages[first..cut]);
+    let summary = summary_of(&messages[first..cut], kept == 0);
     let kept = messages.split_off(cut);
-    let mut goal: Vec<Message> = messages.into_iter().take(first).collect();
+    // The one picture still sent may predate the cut (a refused call takes
+    // none): it stays, after the goal, as the page the model last saw.
+    let picture = messages
+        .drain(first..)
+        .rev()
+        .find(|m| matches!(m, Message::Image { .. }));
+    let mut goal = messages;
     // The goal's own picture may follow its text.
     let goal_text = goal.iter_mut().rev().find_map(|m| match m {
         Message::User(text) => Some(text),
@@ -67,6 +112,7 @@ pub fn for_request(history: &[Message], toolset: &dyn Toolset) -> Vec<Message> {
         }
         None => goal.push(Message::User(summary)),
     }
+    goal.extend(picture);
     goal.extend(kept);
     goal
 }
@@ -155,29 +201,61 @@ fn arguments(call: &ToolCall) -> String {
 
 /// Seed 002 §2.1.3's "Previous actions" list for the turns in `dropped`.
 pub fn summarize(dropped: &[Message]) -> String {
+    summary_of(dropped, false)
+}
+
+/// The "Previous actions" list; with `last_whole`, the last result that
+/// says more than "success" (an error's message, a person's words) is
+/// quoted after its line, since it is what the model acts on next.
+fn summary_of(dropped: &[Message], last_whole: bool) -> String {
+    let last_result = dropped
+        .iter()
+        .rposition(|m| matches!(m, Message::ToolResult { .. }));
     let mut lines = vec!["Previous actions:".to_owned()];
     let mut pending: Option<String> = None;
-    for message in dropped {
+    for (i, message) in dropped.iter().enumerate() {
         match message {
-            Message::Assistant { tool_calls, .. } => {
+            Message::Assistant { tool_calls, text } => {
                 if let Some(call) = pending.take() {
                     lines.push(format!("- {call}: no result"));
                 }
-                pending = Some(match tool_calls.first() {
+                let mut call = match tool_calls.first() {
                     Some(call) => describe_call(call),
                     None => "(no tool call)".to_owned(),
-                });
+                };
+                // What the turn said it was for: a step the host replayed
+                // says so here ("Replaying step 2: …"), a model its reason.
+                if let Some(said) = text.as_deref().map(str::trim).filter(|t| !t.is_empty()) {
+                    let short =
+                        crate::text::truncate(said, MAX_SUMMARY_TEXT_CHARS, crate::text::ELLIPSIS);
+                    call.push_str(&format!(" ({short})"));
+                }
+                pending = Some(call);
             }
             Message::ToolResult {
                 content, is_error, ..
             } => {
                 let call = pending.take().unwrap_or_else(|| "(unknown call)".into());
-                lines.push(format!("- {call}: {}", outcome(content, *is_error)));
+                let said = outcome(content, *is_error);
+                let whole = last_whole && Some(i) == last_result && !bare_success(content);
+                if whole {
+                    let quoted = crate::text::truncate(
+                        content,
+                        MAX_QUOTED_RESULT_CHARS,
+                        crate::text::ELLIPSIS,
+                    );
+                    lines.push(format!("- {call}: {said}: {quoted}"));
+                } else {
+                    lines.push(format!("- {call}: {said}"));
+                }
             }
-            Message::User(_) => {
+            Message::User(text) => {
                 if let Some(call) = pending.take() {
                     lines.push(format!("- {call}"));
                 }
+                // Steps the host took between the model's turns (the plan,
+                // a remembered path) are actions too: a line each.
+                lines.extend(host_steps(text).map(|step| format!("- (the host) {step}")));
             }
             Message::Image { .. } => {}
         }
@@ -186,6 +264,18 @@ pub fn summarize(dropped: &[Message]) -> String {
         lines.push(format!("- {call}"));
     }
     lines.join("\n")
+}
+
+/// The steps listed in a brief of what the host did for the model
+/// ([`super::plan_first::brief`]), without their numbers.
+fn host_steps(text: &str) -> impl Iterator<Item = &str> {
+    let listed = text
+        .strip_prefix(super::plan_first::BRIEF_OPENING)
+        .map(|rest| rest.split("\nIt stopped:").next().unwrap_or_default());
+    listed
+        .into_iter()
+        .flat_map(str::lines)
+        .filter_map(|line| line.split_once(". ").map(|(_, step)| step))
 }
 
 /// `browser_fill(@e8, "test")`.
@@ -220,6 +310,25 @@ fn quoted(text: &str) -> String {
     format!("\"{short}\"")
 }
 
+/// Whether a result says only that the call worked: its leading JSON
+/// object has nothing but `success: true`, a snapshot (a stub by now) and
+/// a null error, and no note follows it (a guard's, a dialog's, "outside
+/// the service's sites").
+fn bare_success(content: &str) -> bool {
+    let mut stream = serde_json::Deserializer::from_str(content).into_iter::<Value>();
+    let Some(Ok(Value::Object(head))) = stream.next() else {
+        return false;
+    };
+    let rest = &content[stream.byte_offset()..];
+    rest.trim().is_empty()
+        && head.get("success") == Some(&Value::Bool(true))
+        && head.iter().all(|(key, value)| match key.as_str() {
+            "success" | "snapshot" => true,
+            "error" => value.is_null(),
+            _ => false,
+        })
+}
+
 /// `success`, or `failed (code)` from the result's leading JSON object.
 fn outcome(content: &str, is_error: bool) -> String {
     let head = serde_json::Deserializer::from_str(content)
@@ -238,7 +347,7 @@ fn outcome(content: &str, is_error: bool) -> String {
     match (is_error, code) {
         (_, Some(code)) => format!("failed ({code})"),
         (true, None) => "failed".into(),
-        (false, None) => "success".into(),
+        (false, None) => SUCCESS.into(),
     }
 }
 

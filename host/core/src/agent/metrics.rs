@@ -66,6 +66,7 @@ mod tests {
             ],
             tools: Vec::new(),
             max_tokens: MAX_REPLY_TOKENS,
+            cache_history: true,
         };
         assert_eq!(request_chars(&request), "s".len() + "goal".len());
         assert_eq!(request_images(&request), (1, 4_000));

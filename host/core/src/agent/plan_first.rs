@@ -205,6 +205,9 @@ pub(super) fn count(state: &mut State, call: &ToolCall, origin: Origin) {
 /// last looked, it is told what they were, why they stopped and the page
 /// now. A model that has not yet been asked gets this instead of the start
 /// page: all it needs is where the run is. Returns whether it was told.
+/// How a brief starts; the history's summary finds the steps by it.
+pub(super) const BRIEF_OPENING: &str = "The host took ";
+
 pub(super) fn brief(state: &mut State) -> bool {
     if state.told >= state.known.len() {
         return false;
@@ -223,7 +226,7 @@ pub(super) fn brief(state: &mut State) -> bool {
         .take()
         .unwrap_or_else(|| "the page does not match its next step".into());
     let text = format!(
-        "The host took {} step(s) for you, from what it knew of this service (do not repeat them):\n{}\nIt stopped: {why}\nGo on from this page.\n\nCurrent page:\n{page}",
+        "{BRIEF_OPENING}{} step(s) for you, from what it knew of this service (do not repeat them):\n{}\nIt stopped: {why}\nGo on from this page.\n\nCurrent page:\n{page}",
         steps.len(),
         steps.join("\n")
     );

@@ -6,10 +6,10 @@ use crate::plugin::{Metadata, PlanStep};
 /// The system prompt for one service.
 pub(super) fn system_prompt(m: &Metadata, plan: &[PlanStep]) -> String {
     let mut prompt = format!(
-        "You drive a web browser for a person. Each action answers with the new page; its refs \
-         (@eN) replace all earlier ones. Controls marked offscreen can be clicked directly. One \
-         tool call at a time; stay on {}'s own pages. A human approves irreversible steps: if one \
-         is refused, follow their words. Call complete_task when the goal is reached or cannot be.\n\n\
+        "You drive a browser for a person. Each action answers with the new page; its refs (@eN) \
+         replace all earlier ones, and offscreen controls can be clicked directly. One tool call \
+         at a time; stay on {}'s own pages. A human approves irreversible steps; if one is \
+         refused, follow their words. Call complete_task when the goal is reached or cannot be.\n\n\
          GOAL: {}\n",
         m.display_name, m.goal
     );
@@ -42,7 +42,7 @@ mod tests {
         let prompt = system_prompt(&m, &[]);
         for said in [
             "replace all earlier ones",
-            "offscreen can be clicked directly",
+            "offscreen controls can be clicked directly",
             "One tool call at a time",
             "stay on Netflix's own pages",
             "A human approves irreversible steps",

@@ -127,6 +127,13 @@ pub trait Toolset: Send + Sync {
         None
     }
 
+    /// How many of the latest turns are sent whole, the older ones as one
+    /// "Previous actions" line each; `None` sends every turn whole until
+    /// the history's token budget is reached (seed 002 §2.1.3).
+    fn turns_kept_whole(&self) -> Option<usize> {
+        None
+    }
+
     /// The picture of the page the latest [`Toolset::look`] took for
     /// the model, once: a second call gives `None` until the next look.
     /// Only toolsets that picture the page (compact under `--vision`) have

@@ -126,6 +126,7 @@ pub(super) async fn run(
                     messages: history::for_request(&state.history, &*cx.toolset),
                     tools: tools.clone(),
                     max_tokens: MAX_REPLY_TOKENS,
+                    cache_history: cx.toolset.turns_kept_whole().is_none(),
                 };
                 let Some(completion) = next_move(cx, state, driver, &request, verified).await?
                 else {

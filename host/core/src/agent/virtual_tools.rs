@@ -1,5 +1,6 @@
 //! The two tools the host answers itself (seed 000 §2.3), with the
-//! descriptions seed 002 asks for.
+//! descriptions seed 002 asks for. When to call `complete_task` the system
+//! prompt says once; the description adds only what the host does with it.
 
 use serde_json::json;
 
@@ -12,8 +13,7 @@ pub fn specs() -> Vec<ToolSpec> {
     vec![
         ToolSpec {
             name: COMPLETE_TASK.into(),
-            description:
-                "Call when the goal is reached or cannot be; success is checked on the page.".into(),
+            description: "Success is checked on the page.".into(),
             input_schema: json!({
                 "type": "object",
                 "properties": {

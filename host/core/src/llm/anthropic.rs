@@ -70,7 +70,9 @@ pub fn request_body(model: &str, request: &Request) -> Result<Value, LlmError> {
     // so that each turn reads the last one's prefix from the cache instead
     // of paying for it again. What follows that result (the page as it is
     // now, sent apart by the compact toolset) changes every turn: a
-    // breakpoint after it would write a prefix no later turn reads.
+    // breakpoint after it would write a prefix no later turn reads. When
+    // older turns are summarised afresh each request (compact), the
+    // conversation is new every time and only the static prefix is marked.
     if !request.system.trim().is_empty() {
         body.insert(
             "system".into(),
@@ -80,6 +82,7 @@ pub fn request_body(model: &str, request: &Request) -> Result<Value, LlmError> {
     let mut messages = format_messages(request);
     if let Some(block) = messages
         .iter_mut()
+        .filter(|_| request.cache_history)
         .rev()
         .filter_map(|m| m["content"].as_array_mut())
         .flat_map(|blocks| blocks.iter_mut().rev())
@@ -263,6 +266,7 @@ mod tests {
             messages,
             tools,
             max_tokens: 1024,
+            cache_history: true,
         }
     }
 
@@ -368,6 +372,27 @@ mod tests {
                  "cache_control": {"type": "ephemeral"}},
                 {"type": "text", "text": "Page now: …"},
             ])
+        );
+    }
+
+    #[test]
+    fn a_conversation_summarised_afresh_marks_only_the_static_prefix() {
+        let messages = vec![
+            Message::User("goal\n\nPrevious actions:\n- click(@e1): success".into()),
+            assistant(None, vec![call("c2", "click")]),
+            result("c2", "stub"),
+            Message::User("Page now: …".into()),
+        ];
+        let mut request = request(messages, vec![]);
+        request.cache_history = false;
+        let body = request_body("m", &request).unwrap();
+        assert!(
+            !body["messages"].to_string().contains("cache_control"),
+            "{body}"
+        );
+        assert_eq!(
+            body["system"][0]["cache_control"],
+            json!({"type": "ephemeral"})
         );
     }
 

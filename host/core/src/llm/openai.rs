@@ -286,6 +286,7 @@ mod tests {
             messages,
             tools,
             max_tokens: 512,
+            cache_history: true,
         }
     }
 

@@ -55,32 +55,116 @@ fn conversation(turns: usize, bytes: usize) -> Vec<Message> {
 }
 
 #[test]
-fn only_the_latest_snapshot_is_sent_whole_and_last() {
+fn compact_sends_a_line_for_each_turn_then_the_page() {
     let history = conversation(3, 500);
     let sent = for_request(&history, &CompactToolset::new(false));
-    assert_eq!(sent.len(), history.len() + 1);
     let texts: Vec<&str> = sent.iter().filter_map(text_of).collect();
-    assert!(texts[0].starts_with("Goal: cancel"));
-    // Every message where it was, its snapshot a stub, the last one too.
-    for old in &texts[..texts.len() - 1] {
-        assert!(old.contains(SUPERSEDED), "{old}");
-        assert!(old.len() < 300, "{old}");
-    }
-    // Then the latest page, whole, on its own.
+    assert_eq!(sent.len(), 2, "{sent:?}");
+    // The goal, its page a stub, then a line for each turn.
     assert_eq!(
-        texts[texts.len() - 1],
-        format!("{PAGE_NOW}\n{}", snapshot(3, 500))
+        texts[0],
+        format!(
+            "Goal: cancel\n\nCurrent page:\n\"s0 {SUPERSEDED}\"\n\nPrevious actions:\n\
+             - browser_click(@e1): success\n\
+             - browser_click(@e2): success\n\
+             - browser_click(@e3): success"
+        )
+    );
+    // Then the latest page, whole, on its own.
+    assert_eq!(texts[1], format!("{PAGE_NOW}\n{}", snapshot(3, 500)));
+}
+
+#[test]
+fn the_last_result_is_quoted_when_it_says_more_than_success() {
+    // A refusal's message (a person's words) is what the model acts on
+    // next: it is quoted whole, its page a stub; older ones are a line.
+    let mut history = conversation(2, 100);
+    let refusal = |n: usize| {
+        format!(
+            "{{\"success\":false,\"error\":\"human_rejected\",\"message\":\"User feedback: not yet\",\"snapshot\":{}}}",
+            snapshot(n, 100)
+        )
+    };
+    history.push(call(3, "browser_click", json!({"ref": "@e4"})));
+    history.push(result(3, refusal(3), true));
+    history.push(Message::User("Call a tool or complete_task.".into()));
+    let sent = for_request(&history, &CompactToolset::new(false));
+    let texts: Vec<&str> = sent.iter().filter_map(text_of).collect();
+    assert!(
+        texts[0].ends_with(&format!(
+            "- browser_click(@e2): success\n\
+             - browser_click(@e4): failed (human_rejected): \
+             {{\"success\":false,\"error\":\"human_rejected\",\"message\":\"User feedback: not yet\",\"snapshot\":\"s3 {SUPERSEDED}\"}}"
+        )),
+        "{}",
+        texts[0]
+    );
+    // What the host said after the result, then the page.
+    assert_eq!(texts[1], "Call a tool or complete_task.");
+    assert!(texts[2].starts_with(PAGE_NOW), "{}", texts[2]);
+    // A success with a note after it (a dialog it opened) is quoted too.
+    let mut noted = conversation(1, 100);
+    noted.push(call(2, "browser_click", json!({"ref": "@e1"})));
+    noted.push(result(
+        2,
+        format!(
+            "{}\nA confirm dialog is open: \"Sure?\". Nothing else works until it is answered.",
+            ok(2, 100)
+        ),
+        false,
+    ));
+    let sent = for_request(&noted, &CompactToolset::new(false));
+    let head = text_of(&sent[0]).unwrap();
+    assert!(
+        head.contains("- browser_click(@e1): success: {") && head.contains("dialog is open"),
+        "{head}"
+    );
+    // A last reply with no call stays whole, with the host's answer to it.
+    let mut chatty = conversation(1, 100);
+    chatty.push(Message::Assistant {
+        text: Some("{\"name\": \"browser_click\", \"arguments\": {".into()),
+        tool_calls: vec![],
+    });
+    chatty.push(Message::User("Your reply was meant as a tool call".into()));
+    let sent = for_request(&chatty, &CompactToolset::new(false));
+    assert!(
+        text_of(&sent[0])
+            .unwrap()
+            .ends_with("- browser_click(@e1): success"),
+        "{sent:?}"
+    );
+    assert!(
+        matches!(&sent[1], Message::Assistant { text: Some(t), .. } if t.contains("arguments"))
+    );
+    assert_eq!(
+        text_of(&sent[2]),
+        Some("Your reply was meant as a tool call")
+    );
+    // Once another turn follows, the refusal is a line like any other.
+    history.push(call(4, "browser_click", json!({"ref": "@e1"})));
+    history.push(result(4, ok(4, 100), false));
+    let sent = for_request(&history, &CompactToolset::new(false));
+    let head = text_of(&sent[0]).unwrap();
+    assert!(
+        head.ends_with(
+            "- browser_click(@e4): failed (human_rejected)\n- browser_click(@e1): success"
+        ),
+        "{head}"
     );
 }
 
 #[test]
-fn what_was_sent_is_sent_again_unchanged() {
-    // A provider's cache reads back the longest prefix it saw: all but the
-    // page must be byte for byte what the turn before sent.
+fn a_past_turn_costs_a_line_on_later_requests() {
+    // Whole, a turn is its call and its result (some 340 characters on
+    // the wire, resent on every later request); summed up, one line.
     let toolset = CompactToolset::new(false);
-    let before = for_request(&conversation(3, 500), &toolset);
-    let after = for_request(&conversation(4, 500), &toolset);
-    assert_eq!(before[..before.len() - 1], after[..before.len() - 1]);
+    let size = |turns| {
+        tokens(&for_request(&conversation(turns, 500), &toolset)) * BYTES_PER_TEN_TOKENS / 10
+    };
+    for turns in 2..8 {
+        let grew = size(turns + 1).saturating_sub(size(turns));
+        assert!(grew <= 40, "turn {turns}: {grew} bytes more");
+    }
 }
 
 #[test]
@@ -147,11 +231,7 @@ fn compact_histories_stay_small_for_long_runs() {
     assert!(tokens(&sent) <= HISTORY_TOKEN_BUDGET, "{}", tokens(&sent));
     let short = conversation(5, 5_000);
     let sent = for_request(&short, &CompactToolset::new(false));
-    assert_eq!(
-        sent.len(),
-        short.len() + 1,
-        "nothing dropped under the budget"
-    );
+    assert_eq!(sent.len(), 2, "the goal with its summary, the page");
 }
 
 #[test]
@@ -205,7 +285,32 @@ fn summary_lines_table() {
                 },
                 Message::User("Call a tool or complete_task.".into()),
             ],
-            "- (no tool call)",
+            "- (no tool call) (hm)",
+        ),
+        (
+            vec![
+                Message::Assistant {
+                    text: Some("Replaying step 1: on /account: click link \"Cancel\"".into()),
+                    tool_calls: vec![ToolCall {
+                        id: "c1".into(),
+                        name: "browser_click".into(),
+                        arguments: Ok(json!({"ref": "@e2"})),
+                    }],
+                },
+                result(1, ok(1, 10), false),
+            ],
+            "- browser_click(@e2) (Replaying step 1: on /account: click link \"Cancel\"): success",
+        ),
+        (
+            vec![Message::User(
+                "The host took 2 step(s) for you, from what it knew of this service (do not repeat them):\n\
+                 1. browser_click button \"Continue to Cancel\"\n\
+                 2. browser_select combobox \"Reason\" = \"Other\"\n\
+                 It stopped: no button \"Finish\"\nGo on from this page.\n\nCurrent page:\n\"s3 (old)\""
+                    .into(),
+            )],
+            "- (the host) browser_click button \"Continue to Cancel\"\n\
+             - (the host) browser_select combobox \"Reason\" = \"Other\"",
         ),
     ] {
         assert_eq!(summarize(&message), format!("Previous actions:\n{want}"));
@@ -250,7 +355,8 @@ fn only_the_latest_image_is_sent() {
     // The picture, then the page it shows.
     assert!(matches!(sent[sent.len() - 2], Message::Image { .. }));
     assert!(matches!(&sent[sent.len() - 1], Message::User(t) if t.starts_with(PAGE_NOW)));
-    assert_eq!(sent.len(), history.len() - 3 + 1);
+    // The goal with its summary, the picture, the page.
+    assert_eq!(sent.len(), 3);
     // A refused call takes no new picture: the latest one stays.
     history.push(call(4, "browser_click", json!({"ref": "@e99"})));
     history.push(result(4, ok(3, 100), true));

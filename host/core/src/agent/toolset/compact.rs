@@ -40,6 +40,9 @@ const OVERLAYS: &[&str] = &["dialog", "alertdialog"];
 /// What the host says instead of a snapshot that a later one replaced.
 pub const SUPERSEDED: &str = "(old)";
 
+/// Turns sent whole; see [`Toolset::turns_kept_whole`].
+pub const TURNS_KEPT_WHOLE: usize = 0;
+
 #[derive(Debug, Default)]
 pub struct CompactToolset {
     vision: bool,
@@ -424,6 +427,14 @@ impl Toolset for CompactToolset {
         page_apart(content)
     }
 
+    /// No turn whole: each is a line, the last one's result quoted when it
+    /// says more than "success" (an error's message, a person's words), and
+    /// the page now follows. A turn whole is its call and its result, some
+    /// 250 characters of framing on the wire, on every later request.
+    fn turns_kept_whole(&self) -> Option<usize> {
+        Some(TURNS_KEPT_WHOLE)
+    }
+
     fn take_screenshot_for_model(&mut self) -> Option<ModelScreenshot> {
         self.for_model.take()
     }
@@ -484,9 +495,10 @@ fn option_named(snapshot: &Snapshot, target: &Element, wanted: &str) -> Option<S
         .map(|e| e.name.clone())
 }
 
-/// `content` with its snapshot replaced by a stub (`"s4 (old): the
-/// page's title"`), and the snapshot itself; `None` when `content` holds no
-/// whole snapshot.
+/// `content` with its snapshot replaced by a stub (`"s4 (old)"`), and the
+/// snapshot itself; `None` when `content` holds no whole snapshot. The stub
+/// names the page and no more: no turn is sent whole
+/// ([`TURNS_KEPT_WHOLE`]), and the page is sent after the summary.
 pub fn page_apart(content: &str) -> Option<(String, String)> {
     const START: &str = "{\"snapshot_id\":";
     let at = content.find(START)?;
@@ -496,20 +508,13 @@ pub fn page_apart(content: &str) -> Option<(String, String)> {
     let end = at + stream.byte_offset();
     // Only whole snapshots: the stubs left by an earlier pass have a string.
     value.get("elements")?.as_array()?;
-    // Its id and title say which page it was; the page itself is sent
-    // after it, and resent here it would be paid for on every later turn.
-    let text = |pointer: &str| {
-        value
-            .pointer(pointer)
-            .and_then(serde_json::Value::as_str)
-            .unwrap_or_default()
-            .to_owned()
-    };
-    let stub = serde_json::Value::String(format!(
-        "{} {SUPERSEDED}: {}",
-        text("/snapshot_id"),
-        text("/page/title")
-    ));
+    // Its id says which page it was; the page itself is sent after it,
+    // and resent here it would be paid for on every later turn.
+    let id = value
+        .get("snapshot_id")
+        .and_then(serde_json::Value::as_str)
+        .unwrap_or_default();
+    let stub = serde_json::Value::String(format!("{id} {SUPERSEDED}"));
     Some((
         format!("{}{}{}", &content[..at], stub, &content[end..]),
         content[at..end].to_owned(),

@@ -1,8 +1,10 @@
 //! Seed 002 §1.1.3's browser tools. Their descriptions say what each is
-//! for, that refs last one snapshot, and give an example, and no more: they
-//! are resent on every turn (issue 17: a cancellation under 10,000 input
-//! tokens). Error codes are not listed here; each error comes back with its
-//! code and a message that says what to do, where the model reads it.
+//! for and no more: they are resent on every request, and on a six-step
+//! cancellation the tools are some 40% of all the model is sent (issue 32:
+//! under 20,000 characters). What every tool would repeat (refs last one
+//! page, `@eN`) the system prompt says once. Error codes are not listed
+//! here; each error comes back with its code and a message that says what
+//! to do, where the model reads it.
 
 use serde_json::{Value, json};
 
@@ -53,17 +55,17 @@ pub fn specs() -> Vec<ToolSpec> {
     vec![
         spec(
             GET_SNAPSHOT,
-            "Look at the page again without acting (viewport_only=false: off-screen text too).",
+            "Look again; viewport_only=false adds off-screen text.",
             object(json!({"viewport_only": boolean()}), &[]),
         ),
         spec(
             CLICK,
-            "Click an element by ref.",
+            "Click by ref.",
             object(json!({"ref": string()}), &["ref"]),
         ),
         spec(
             FILL,
-            "Type text into a field by ref, replacing what it holds.",
+            "Type into a field, replacing its text.",
             object(
                 json!({"ref": string(), "value": string()}),
                 &["ref", "value"],
@@ -71,7 +73,7 @@ pub fn specs() -> Vec<ToolSpec> {
         ),
         spec(
             SELECT,
-            "Choose a dropdown's option by ref and the option's text, e.g. {\"ref\":\"@e5\",\"value\":\"Too expensive\"}.",
+            "Pick a dropdown option by its text.",
             object(
                 json!({"ref": string(), "value": string()}),
                 &["ref", "value"],
@@ -79,7 +81,7 @@ pub fn specs() -> Vec<ToolSpec> {
         ),
         spec(
             SCROLL,
-            "Scroll the page (direction, amount in px) or bring an element (ref) into view.",
+            "Scroll (direction, px amount) or to a ref.",
             object(
                 json!({
                     "ref": string(),
@@ -91,7 +93,7 @@ pub fn specs() -> Vec<ToolSpec> {
         ),
         spec(
             DIALOG,
-            "Accept or dismiss the page's open dialog (prompt_text answers a prompt).",
+            "Answer the open dialog; prompt_text for a prompt.",
             object(
                 json!({"accept": boolean(), "prompt_text": string()}),
                 &["accept"],
