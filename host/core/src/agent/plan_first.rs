@@ -34,6 +34,9 @@ pub(super) fn arm(cx: &Ctx<'_>, driver: &Driver, state: &mut State) {
     }
 }
 
+/// How a brief starts; the history's summary finds the steps by it.
+pub(super) const BRIEF_OPENING: &str = "The host took ";
+
 /// Whether the model is told about the path's and the plan's steps rather
 /// than shown them turn by turn: plan first, with a model.
 pub(super) fn briefs(cx: &Ctx<'_>, driver: &Driver) -> bool {
@@ -205,9 +208,6 @@ pub(super) fn count(state: &mut State, call: &ToolCall, origin: Origin) {
 /// last looked, it is told what they were, why they stopped and the page
 /// now. A model that has not yet been asked gets this instead of the start
 /// page: all it needs is where the run is. Returns whether it was told.
-/// How a brief starts; the history's summary finds the steps by it.
-pub(super) const BRIEF_OPENING: &str = "The host took ";
-
 pub(super) fn brief(state: &mut State) -> bool {
     if state.told >= state.known.len() {
         return false;

@@ -80,13 +80,13 @@ pub fn request_body(model: &str, request: &Request) -> Result<Value, LlmError> {
         );
     }
     let mut messages = format_messages(request);
-    if let Some(block) = messages
-        .iter_mut()
-        .filter(|_| request.cache_history)
-        .rev()
-        .filter_map(|m| m["content"].as_array_mut())
-        .flat_map(|blocks| blocks.iter_mut().rev())
-        .find(|block| block["type"] == "tool_result")
+    if request.cache_history
+        && let Some(block) = messages
+            .iter_mut()
+            .rev()
+            .filter_map(|m| m["content"].as_array_mut())
+            .flat_map(|blocks| blocks.iter_mut().rev())
+            .find(|block| block["type"] == "tool_result")
     {
         block["cache_control"] = json!(EPHEMERAL);
     }
