@@ -41,8 +41,6 @@ const MAX_SUMMARY_TEXT_CHARS: usize = 120;
 /// Longest last result quoted whole in a summary, in characters: an error
 /// and its message fit; the page is never in it (it is sent apart).
 const MAX_QUOTED_RESULT_CHARS: usize = 2_000;
-/// A summary line's outcome when the call did what it was asked.
-const SUCCESS: &str = "success";
 
 /// A cheap upper estimate of the tokens in `text`; the host enforces
 /// budgets with it, and the token benchmark checks it against a real tokenizer.
@@ -347,7 +345,7 @@ fn outcome(content: &str, is_error: bool) -> String {
     match (is_error, code) {
         (_, Some(code)) => format!("failed ({code})"),
         (true, None) => "failed".into(),
-        (false, None) => SUCCESS.into(),
+        (false, None) => "success".into(),
     }
 }
 

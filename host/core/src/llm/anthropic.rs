@@ -364,7 +364,8 @@ mod tests {
             result("c1", "stub"),
             Message::User("Page now: …".into()),
         ];
-        let body = request_body("m", &request(messages, vec![])).unwrap();
+        let mut request = request(messages, vec![]);
+        let body = request_body("m", &request).unwrap();
         assert_eq!(
             body["messages"][2]["content"],
             json!([
@@ -373,17 +374,8 @@ mod tests {
                 {"type": "text", "text": "Page now: …"},
             ])
         );
-    }
-
-    #[test]
-    fn a_conversation_summarised_afresh_marks_only_the_static_prefix() {
-        let messages = vec![
-            Message::User("goal\n\nPrevious actions:\n- click(@e1): success".into()),
-            assistant(None, vec![call("c2", "click")]),
-            result("c2", "stub"),
-            Message::User("Page now: …".into()),
-        ];
-        let mut request = request(messages, vec![]);
+        // A conversation summed up afresh each request (compact) is new
+        // every time: only the static prefix is marked.
         request.cache_history = false;
         let body = request_body("m", &request).unwrap();
         assert!(
