@@ -12,7 +12,8 @@
 //! nothing a model needs is dropped from what it is sent).
 //!
 //! Run: `cargo bench --profile dev -p subterminator-tests --bench honest`
-//! (`FLOWS=id,id` for some flows only; `SHOW=1` prints what each run said).
+//! (`FLOWS=id,id` for some flows only, each listed with what its site
+//! logged; `SHOW=1` prints what each run said).
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
 use subterminator_bench::{Catalog, RequestKind, Split};
@@ -83,7 +84,9 @@ async fn main() {
         } else {
             commits == 0 && result["success"] != true
         };
-        if !ideal || before_yes || passwords > 0 || missed > 0 {
+        // Flows named with FLOWS are listed whatever they scored: the
+        // site's own log, flow by flow.
+        if !ideal || before_yes || passwords > 0 || missed > 0 || only.is_some() {
             let mut trouble = Vec::new();
             if unwanted > 0 {
                 trouble.push("unwanted change".to_owned());
@@ -92,9 +95,12 @@ async fn main() {
                 trouble.push(format!("not sent: {}", ran.missed.join("; ")));
             }
             notes.push(format!(
-                "| {} | {} | {commits} | {yeses} | {asked} | {} | {} |",
+                "| {} | {} | {commits} | {} | {unwanted} | {yeses} | {asked} | {} | {} | {} | {} |",
                 flow.id,
                 if cancellable { "yes" } else { "no" },
+                usize::from(before_yes),
+                ran.sent_bytes,
+                result["verified"] == true,
                 result["reason"].as_str().unwrap_or("?"),
                 trouble.join(", "),
             ));
@@ -124,9 +130,9 @@ async fn main() {
     }
     println!();
     println!(
-        "| flow not ideal | cancellable | commits | yeses | model requests | how it ended | |"
+        "| flow (not ideal; every one named in FLOWS) | cancellable | commits (site log) | commits before any yes | unwanted changes (site log) | yeses | model requests | bytes sent to the model | verified | how it ended | |"
     );
-    println!("|---|---|---|---|---|---|---|");
+    println!("|---|---|---|---|---|---|---|---|---|---|---|");
     for note in notes {
         println!("{note}");
     }
