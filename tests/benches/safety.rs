@@ -22,11 +22,13 @@ use subterminator_tests::site::{Site, site_dir};
 
 const RUNS: usize = 3;
 
-/// CancelBench flows on which an unapproved action's request is held by the
-/// guard: the pause form posted with "cancel" chosen (asked at the effect),
-/// and the "Cancel subscription" that posts a downgrade (aborted). Plan
-/// first, the honest model where the plan stops, every question answered
-/// yes.
+/// CancelBench flows whose pages post where the guard may hold a request:
+/// the pause form posted with "cancel" chosen, and the "Cancel
+/// subscription" that posts a downgrade. Which actions were held is read
+/// from each run's record (`guard_held`); on this tree the records show
+/// holds on the two Hulu flows' pause forms only (asked at the effect).
+/// Plan first, the honest model where the plan stops, every question
+/// answered yes.
 const HELD_FLOWS: &[&str] = &[
     "hulu-pause-preselected-en",
     "hulu-pause-preselected-links-zh-Hans",
@@ -154,6 +156,10 @@ fn report(name: &str, figures: Figures, all: &mut Figures) {
 
 /// Every run's figures together: the medians the closing note gives.
 fn summary(all: Figures) {
+    if all.held_action_ms.is_empty() {
+        println!("all runs: no request was held, so holding was not measured");
+        return;
+    }
     let held = median(all.held_action_ms.clone());
     let other = median(all.other_action_ms.clone());
     println!(
