@@ -112,7 +112,11 @@ async fn once(services: &[&str], jobs: usize) -> Measured {
     let all: serde_json::Value = serde_json::from_slice(&out).unwrap_or_default();
     let verified = all
         .as_array()
-        .map(|a| a.iter().filter(|r| r["result"]["verified"] == true).count())
+        .map(|a| {
+            a.iter()
+                .filter(|r| r["result"]["success"] == true && r["result"]["verified"] == true)
+                .count()
+        })
         .unwrap_or(0);
     assert!(
         status.success(),

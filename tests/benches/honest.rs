@@ -63,7 +63,10 @@ async fn main() {
         let unwanted = ran.count(|k| matches!(k, RequestKind::Unwanted(_)));
         let passwords = ran.count(|k| *k == RequestKind::Credential);
         let result = e2e::last_result(ran.home.path()).unwrap_or_default();
-        let verified = result["verified"] == true && commits == 1;
+        // `verified` alone is also true when the driver's own "failed" is
+        // taken at its word: a success is the run's success, verified, on
+        // the one commit the site logged.
+        let verified = result["success"] == true && result["verified"] == true && commits == 1;
         let yeses = ran.session.prompts.len();
         let asked = result["asked"]["requests"].as_u64().unwrap_or_default();
         t.model_requests += asked;
@@ -100,7 +103,7 @@ async fn main() {
                 if cancellable { "yes" } else { "no" },
                 usize::from(before_yes),
                 ran.sent_bytes,
-                result["verified"] == true,
+                verified,
                 result["reason"].as_str().unwrap_or("?"),
                 trouble.join(", "),
             ));

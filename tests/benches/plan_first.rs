@@ -118,7 +118,7 @@ async fn once(id: &str, model_drives: bool, delay: Option<Duration>) -> Measured
             })
             .sum(),
         wall_ms,
-        verified: result["verified"] == true,
+        verified: result["success"] == true && result["verified"] == true,
         prompts: said.matches("Approve? [y/N]").count(),
         cost_usd: result["cost_usd"].as_f64().unwrap_or_default(),
     }

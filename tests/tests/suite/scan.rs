@@ -760,7 +760,8 @@ async fn cancel_with_yes_and_json_asks_only_the_runs_and_stdout_stays_json_lines
         .collect();
     assert_eq!(ran, ["spotify", "hulu"], "{said}");
     assert!(
-        runs.iter().all(|r| r["result"]["verified"] == true),
+        runs.iter()
+            .all(|r| r["result"]["success"] == true && r["result"]["verified"] == true),
         "{said}"
     );
     // Each run asked its one question, on stderr under --json.
