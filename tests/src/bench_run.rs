@@ -4,12 +4,14 @@
 
 use std::path::PathBuf;
 
-use subterminator_bench::{BenchSite, Catalog, LoggedRequest, RequestKind};
+use subterminator_bench::site::PERSON_PASSWORD;
+use subterminator_bench::{BenchSite, Catalog, Ending, LoggedRequest, RequestKind};
 
 use crate::e2e;
 use crate::honest_model::honest_watched;
 use crate::human::{self, Session};
 use crate::model_server::ModelServer;
+use crate::remote_chromium::RemoteChromium;
 use crate::scripted::SCRIPTED_ANTHROPIC_KEY;
 
 /// What one honest run of a flow left.
@@ -66,20 +68,33 @@ pub async fn cancel_as(id: &str, tools: &str, model_drives: bool) -> anyhow::Res
     let mut command = e2e::command(home.path());
     command
         .args(["cancel", &flow.service, "--start-url", &site.url()])
-        .args(["--tools", tools, "--headless", "--isolated"])
+        .args(["--tools", tools, "--headless"])
         .args(["--model", "claude-opus-4-6"])
         .env("ANTHROPIC_API_KEY", SCRIPTED_ANTHROPIC_KEY)
         .env("ANTHROPIC_BASE_URL", model.anthropic_base_url());
     if model_drives {
         command.arg("--model-drives");
     }
+    // Behind a sign-in wall the person signs in themselves, at a browser
+    // they can reach: one the test starts and the run attaches to.
+    let wall = flow.truth.ending == Ending::HandOver;
+    let chromium = if wall {
+        let chromium = RemoteChromium::start("about:blank")?;
+        command.args(["--cdp-endpoint", &chromium.endpoint()]);
+        Some(chromium)
+    } else {
+        command.arg("--isolated");
+        None
+    };
+    let sign_in = person_signs_in(chromium.as_ref().map(|c| c.port))?;
     let commits = || {
         site.requests()
             .iter()
             .filter(|r| r.kind == RequestKind::Commit)
             .count()
     };
-    let session = human::run(command, |_| true, commits).await;
+    let session = human::run_signing_in(command, |_| true, commits, sign_in).await;
+    drop(chromium);
     let sent_bytes = model
         .requests()
         .iter()
@@ -98,4 +113,29 @@ pub async fn cancel_as(id: &str, tools: &str, model_drives: bool) -> anyhow::Res
         missed,
         sent_bytes,
     })
+}
+
+/// What the person does when the run asks them to sign in: at the browser
+/// on DevTools port `port`, the account holder's own password typed into
+/// the wall (`tests/person/sign_in.mjs`); with no browser to reach, only
+/// Enter.
+fn person_signs_in(port: Option<u16>) -> anyhow::Result<human::SignIn> {
+    let Some(port) = port else {
+        return Ok(Box::new(|| Box::pin(async {})));
+    };
+    let node = crate::mcp_client::conformance::tools()?.node;
+    let script = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("person/sign_in.mjs");
+    Ok(Box::new(move || {
+        let mut command = tokio::process::Command::new(&node);
+        command
+            .arg(&script)
+            .arg(port.to_string())
+            .arg(PERSON_PASSWORD)
+            .kill_on_drop(true);
+        Box::pin(async move {
+            if let Err(e) = command.status().await {
+                eprintln!("the person could not sign in: {e}");
+            }
+        })
+    }))
 }

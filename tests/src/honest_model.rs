@@ -3,8 +3,9 @@
 //! accessible name and option) and, at each model request, reads the page
 //! in the latest input and takes the next expected step that is on it. It
 //! claims success only when the flow's confirmation words are on the page,
-//! and hands over (a failure claim) where the flow ends at a sign-in wall
-//! or cannot be cancelled online.
+//! and hands over (a failure claim) where a sign-in wall shows or the flow
+//! cannot be cancelled online; past a wall the person signed in at
+//! (`Truth::after_sign_in`), it goes on.
 //!
 //! Honest means it never tries to get around the host: it asks for nothing
 //! itself, never answers a question for the person, never types a
@@ -56,7 +57,12 @@ pub fn honest_watched(
     let missed = Missed::default();
     let walker = Honest {
         missed: Arc::clone(&missed),
-        steps: flow.truth.expected_path.clone(),
+        // Past a sign-in wall, the steps once the person has signed in.
+        steps: [
+            flow.truth.expected_path.as_slice(),
+            flow.truth.after_sign_in.as_slice(),
+        ]
+        .concat(),
         confirmation: flow
             .truth
             .confirmation
@@ -206,7 +212,12 @@ impl Honest {
         }
         for at in progress.next..self.steps.len() {
             let step = &self.steps[at];
+            // The wall is the person's: it hands over while the wall shows,
+            // and goes on once the person has signed in.
             if step.action == StepAction::HandOver {
+                if page.find(step).is_none() {
+                    continue;
+                }
                 progress.next = self.steps.len();
                 return complete(
                     "failed",

@@ -4,6 +4,8 @@
 //! requests the site has seen, so a test can prove that a commit waited for
 //! the yes right before it.
 
+use std::future::Future;
+use std::pin::Pin;
 use std::process::{Output, Stdio};
 
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
@@ -12,6 +14,13 @@ use crate::e2e::RUN_TIMEOUT;
 
 /// The line that ends every approval prompt.
 pub const PROMPT: &str = "Approve? [y/N]: ";
+
+/// The end of the notice a run waits at while the person signs in.
+pub const SIGN_IN: &str = "then press Enter here to continue.";
+
+/// What the person does at the browser when asked to sign in, before they
+/// press Enter.
+pub type SignIn = Box<dyn FnMut() -> Pin<Box<dyn Future<Output = ()> + Send>> + Send>;
 
 /// One prompt as the person saw it.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -52,11 +61,23 @@ pub struct Session {
 }
 
 /// Runs `command`, answering each prompt with `answer(prompt)` (true is
-/// "y", false is "n"). `commits` is asked when each prompt appears.
+/// "y", false is "n"). `commits` is asked when each prompt appears. Asked
+/// to sign in, the person presses Enter without doing it.
 pub async fn run(
+    command: tokio::process::Command,
+    answer: impl FnMut(&Prompt) -> bool,
+    commits: impl Fn() -> usize,
+) -> anyhow::Result<Session> {
+    run_signing_in(command, answer, commits, Box::new(|| Box::pin(async {}))).await
+}
+
+/// [`run`], where the person asked to sign in does `sign_in` at the
+/// browser first.
+pub async fn run_signing_in(
     mut command: tokio::process::Command,
     mut answer: impl FnMut(&Prompt) -> bool,
     commits: impl Fn() -> usize,
+    mut sign_in: SignIn,
 ) -> anyhow::Result<Session> {
     command.stdin(Stdio::piped()).stdout(Stdio::piped());
     let mut child = command.spawn()?;
@@ -71,6 +92,7 @@ pub async fn run(
     let mut stderr = child.stderr.take();
     let mut seen = String::new();
     let mut handled = 0;
+    let mut signed = 0;
     let mut prompts = Vec::new();
     let reading = async {
         let mut buffer = [0u8; 4096];
@@ -92,6 +114,12 @@ pub async fn run(
                 stdin.flush().await?;
                 prompts.push(prompt);
                 handled = end;
+            }
+            while let Some(at) = seen[signed..].find(SIGN_IN) {
+                signed += at + SIGN_IN.len();
+                sign_in().await;
+                stdin.write_all(b"\n").await?;
+                stdin.flush().await?;
             }
         }
         anyhow::Ok(())

@@ -129,8 +129,20 @@ async fn serve_file(State(shared): State<Shared>, request: HttpRequest) -> Respo
                 .insert(header::CACHE_CONTROL, HeaderValue::from_static("no-store"));
             response
         }
-        Err(_) => StatusCode::NOT_FOUND.into_response(),
+        Err(_) => redirect(&shared.root, request.uri().path())
+            .unwrap_or_else(|| StatusCode::NOT_FOUND.into_response()),
     }
+}
+
+/// A path with no file but a `<path>.redirect` beside it is answered 302,
+/// to the URL that file holds: a redirect chain for the guard's tests.
+fn redirect(root: &Path, path: &str) -> Option<Response> {
+    let file = resolve(root, &format!("{path}.redirect"))?;
+    let location = std::fs::read_to_string(file).ok()?;
+    let location = HeaderValue::from_str(location.trim()).ok()?;
+    let mut response = StatusCode::FOUND.into_response();
+    response.headers_mut().insert(header::LOCATION, location);
+    Some(response)
 }
 
 /// The file for a URL path, never outside `root`.

@@ -269,6 +269,11 @@ pub struct Truth {
     /// Yeses an honest run asks: 1, or 0 where it must not commit.
     pub ideal_yeses: u32,
     pub expected_path: Vec<Step>,
+    /// Behind a sign-in wall (the path's last step hands over): the steps
+    /// that follow once the person has signed in themselves, for a run that
+    /// pauses for them. Empty elsewhere.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub after_sign_in: Vec<Step>,
 }
 
 /// One bench flow.

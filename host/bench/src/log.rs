@@ -32,6 +32,9 @@ pub enum RequestKind {
     Unwanted(BillingChange),
     /// A password was sent.
     Credential,
+    /// The account holder signed in at a wall themselves: their password
+    /// ([`crate::site::PERSON_PASSWORD`]), which an agent is never given.
+    SignedIn,
 }
 
 /// One request as the site saw it.

@@ -22,6 +22,11 @@ use crate::flow::{Flow, Origin};
 use crate::log::{self, LoggedRequest, RequestKind, RequestLog};
 use crate::render;
 
+/// The account holder's password at a flow's sign-in wall: the person types
+/// it there when a run pauses for them. An agent is never given it, so a
+/// post that carries it is the person's, and any other is an agent's.
+pub const PERSON_PASSWORD: &str = "the-account-holders-own-Passw0rd";
+
 /// Shown on the pages for `{email}`.
 const EMAIL: &str = "alex@example.com";
 /// Days from today to the next bill, the day access ends after cancelling.
@@ -250,6 +255,9 @@ fn respond(
                     *cancelled = false;
                 }
                 RequestKind::Unwanted(change)
+            }
+            Effect::Credential if fields.iter().any(|(_, v)| v == PERSON_PASSWORD) => {
+                RequestKind::SignedIn
             }
             Effect::Credential => RequestKind::Credential,
             Effect::Navigate => RequestKind::Navigate,

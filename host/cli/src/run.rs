@@ -2,8 +2,6 @@
 //! run in the core, its feed shown and answered here, and the one JSON
 //! object under `--json` once every line of the run has been shown.
 
-use std::io::IsTerminal;
-
 use subterminator_core::agent::Driver;
 use subterminator_core::agent::Reporter;
 use subterminator_core::config::Config;
@@ -64,8 +62,10 @@ async fn drive(
         Reporter::new(Some(record), feed)
     })
     .await?;
-    let interactive = std::io::stdin().is_terminal();
-    let agent = run.agent(service, spec, driver, interactive);
+    // Whoever answers the approvals on stdin, a terminal or a program, can
+    // be asked to sign in; where they cannot see the browser the session
+    // says no (`Run::agent`). Input that ends says no to the pause too.
+    let agent = run.agent(service, spec, driver, true);
     let outcome = tokio::select! {
         result = agent.run() => Some(result),
         () = interrupted() => None,

@@ -4,6 +4,7 @@
 
 pub mod mask;
 pub mod overlay;
+pub mod password_wall;
 pub(crate) mod yaml;
 
 use std::path::PathBuf;

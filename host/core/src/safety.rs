@@ -246,9 +246,11 @@ fn judge(facts: &Facts<'_>, policy: Policy) -> Verdict {
     }
     let exempt = plan_exempt(facts);
     let in_place = dismisses_in_place(facts);
+    let answers = answers_in_place(facts);
     if let Some(page) = facts.commit_page
         && !exempt
         && !in_place
+        && !answers
     {
         return ask(format!(
             "this page commits ({}: {}), so every change on it needs a yes",
@@ -259,9 +261,32 @@ fn judge(facts: &Facts<'_>, policy: Policy) -> Verdict {
         "a step the plugin's plan says is not irreversible".into()
     } else if in_place && facts.commit_page.is_some() {
         "it closes an overlay in place: no form, no link, and the guard stops any request".into()
+    } else if answers && facts.commit_page.is_some() {
+        "it answers a question on the page and sends nothing; the guard holds whatever it might"
+            .into()
     } else {
         "nothing on this page commits".into()
     })
+}
+
+/// Roles whose click picks an answer in place: nothing is submitted.
+const ANSWER_ROLES: &[&str] = &["radio", "checkbox", "option", "menuitemradio"];
+
+/// Whether the action only answers a question on the page: picks an
+/// option, checks a radio button or a box. By itself it sends nothing; a
+/// page script that sends on change is held by the guard, which on a page
+/// that commits holds every navigation too. So a page that commits does
+/// not make a survey's answer ask (issue 31: "a survey answer asks because
+/// something else on its page would"); the submit that follows does, and a
+/// target that itself reads as a commit still asks before.
+fn answers_in_place(facts: &Facts<'_>) -> bool {
+    match facts.tool {
+        mcp::SELECT_OPTION => true,
+        mcp::CLICK => facts
+            .target
+            .is_some_and(|t| ANSWER_ROLES.contains(&t.role.as_str())),
+        _ => false,
+    }
 }
 
 /// Whether the host's dismissal of an overlay presses a button that

@@ -231,7 +231,7 @@ impl Run {
 
     /// The agent for this run, with `driver` deciding; its questions go to
     /// the reporter's feed. `interactive`: a sign-in wall may pause for the
-    /// person.
+    /// person, where they can see the browser.
     pub fn agent<'a>(
         &'a mut self,
         service: &'a ServiceEntry,
@@ -253,7 +253,10 @@ impl Run {
                 checkpoints: spec.checkpoints,
                 start_url: self.start_url.clone(),
                 local_copy: self.local_copy,
-                interactive: interactive && !self.options.headless,
+                // Someone can sign in only in a browser they can see: a
+                // headed one, or one they attached (their own Chrome).
+                interactive: interactive
+                    && (!self.options.headless || self.options.attach.is_some()),
                 dismiss_overlays: spec.dismiss_overlays,
                 memory: Some(self.memory.clone()),
                 replay: spec.replay,

@@ -165,6 +165,24 @@ async fn guarded_holds_every_way_to_commit_and_says_which() {
     guard.decide(&browser, h.id, false).await.unwrap();
     assert_eq!(logged(&site, "/commit.html"), Vec::<String>::new());
 
+    // The same commit URL behind a redirect from a harmless link: the first
+    // hop reaches the site, the second is judged on its own and held; a no
+    // leaves the page (and its refs) where it was.
+    click_held(&browser, &reference(&page, "link", "See your plan")).await;
+    let t = taken(&guard, &browser).await;
+    let h = one_held(&t);
+    assert_eq!(
+        (h.method.as_str(), h.url.as_str(), h.why.as_str()),
+        (
+            "GET",
+            site.url("/commit.html?x").as_str(),
+            "a request to the plugin's commit URL */commit.html?x (a redirect)"
+        )
+    );
+    guard.decide(&browser, h.id, false).await.unwrap();
+    assert_eq!(logged(&site, "/go/plan"), ["HEAD /go/plan"]);
+    assert_eq!(logged(&site, "/commit.html"), Vec::<String>::new());
+
     // fetch POSTs: the commit pattern, its percent-encoded spelling, an
     // ordinary POST to the service (harmless only for its plan step, which
     // does not run), and a billing provider's cancellation on another site.
@@ -302,9 +320,24 @@ async fn links_pass_unless_the_page_commits_and_harmless_requests_need_their_ste
     browser.navigate(&site.url("/")).await.unwrap();
 
     let page = browser.snapshot().await.unwrap();
+    // A navigation's chain is walked with HEAD first: here, no redirect.
     let after = click(&browser, &reference(&page, "link", "Other page")).await;
     assert_eq!(after.url, site.url("/other.html"));
-    assert_eq!(logged(&site, "/other.html"), ["GET /other.html"]);
+    assert_eq!(
+        logged(&site, "/other.html"),
+        ["HEAD /other.html", "GET /other.html"]
+    );
+    assert_eq!(guard.take(&browser).await.unwrap(), Taken::default());
+    // An ordinary redirect, walked hop by hop, lands where it always did.
+    browser.navigate(&site.url("/")).await.unwrap();
+    let page = browser.snapshot().await.unwrap();
+    let after = click(&browser, &reference(&page, "link", "Plan details")).await;
+    assert_eq!(after.url, site.url("/other.html"));
+    assert_eq!(
+        logged(&site, "/go/details"),
+        ["HEAD /go/details", "GET /go/details"]
+    );
+    assert_eq!(logged(&site, "/other.html").len(), 4);
     assert_eq!(guard.take(&browser).await.unwrap(), Taken::default());
 
     let commits = GuardMode::Guarded {
@@ -367,6 +400,82 @@ async fn links_pass_unless_the_page_commits_and_harmless_requests_need_their_ste
         .await
         .unwrap();
     assert_eq!(logged(&site, "/api/cancel"), Vec::<String>::new());
+    browser.shutdown().await.unwrap();
+}
+
+/// While the person signs in (the run paused at a wall, no action running):
+/// their own requests go, to the service and elsewhere; a commit the page
+/// sends meanwhile does not, since nobody is asked then. The site's log is
+/// the proof.
+#[tokio::test]
+async fn while_the_person_signs_in_their_requests_go_and_a_commit_does_not() {
+    let _one = ONE_AT_A_TIME.lock().await;
+    let site = Site::serve(&site_dir("guard")).await.unwrap();
+    let run = tempfile::tempdir().unwrap();
+    let browser = start(run.path()).await;
+    let guard = NetworkGuard::install(&browser, &rules(&site))
+        .await
+        .unwrap();
+    guard.set_mode(&browser, GuardMode::Person).await.unwrap();
+    browser.navigate(&site.url("/")).await.unwrap();
+    let page = browser.snapshot().await.unwrap();
+
+    // The person's own posts: to the service, and to another site.
+    click(&browser, &reference(&page, "button", "Save settings")).await;
+    click(&browser, &reference(&page, "button", "Send analytics")).await;
+    let t = taken(&guard, &browser).await;
+    assert!(t.held.is_empty() && t.stopped.is_empty(), "{t:#?}");
+    assert_eq!(logged(&site, "/api/settings"), ["POST /api/settings"]);
+    assert_eq!(logged(&site, "/collect"), ["POST /collect"]);
+
+    // What commits is stopped, never asked: the plugin's commit patterns,
+    // and a post to another site that reads as a commit.
+    for (button, why) in [
+        (
+            "Cancel by API",
+            "a request matching the plugin's commit pattern POST */api/cancel*, sent while the person signed in",
+        ),
+        (
+            "Save settings and leave",
+            "a POST request that reads as a commit, sent while the person signed in",
+        ),
+        (
+            "Cancel at billing",
+            "a POST request that reads as a commit, sent while the person signed in",
+        ),
+    ] {
+        click(&browser, &reference(&page, "button", button)).await;
+        let t = taken(&guard, &browser).await;
+        assert!(t.held.is_empty(), "{button}: {t:#?}");
+        assert_eq!(t.stopped.len(), 1, "{button}: {t:#?}");
+        assert_eq!(t.stopped[0].why, why, "{button}");
+    }
+    assert_eq!(logged(&site, "/api/cancel"), Vec::<String>::new());
+    assert_eq!(logged(&site, "/api/settings"), ["POST /api/settings"]);
+    assert_eq!(logged(&site, "/billing/cancel"), Vec::<String>::new());
+    // The commit link too: stopped, the page stays.
+    click(&browser, &reference(&page, "link", "Commit link")).await;
+    let t = taken(&guard, &browser).await;
+    assert_eq!(t.stopped.len(), 1, "{t:#?}");
+    assert_eq!(logged(&site, "/commit.html"), Vec::<String>::new());
+    // The sign-in itself goes, its return address to the cancellation
+    // pages and all.
+    let field = reference(&page, "textbox", "Password");
+    browser
+        .call(
+            "browser_type",
+            json!({ "target": field, "text": "hunter2", "submit": true }),
+        )
+        .await
+        .unwrap();
+    let after = browser.snapshot().await.unwrap();
+    let t = taken(&guard, &browser).await;
+    assert!(t.held.is_empty() && t.stopped.is_empty(), "{t:#?}");
+    assert_eq!(after.title, "Guard - Signed in", "{}", after.content);
+    assert_eq!(
+        logged(&site, "/signin.html"),
+        ["POST /signin.html?return_to=%2Faccount%2Fcancel"]
+    );
     browser.shutdown().await.unwrap();
 }
 

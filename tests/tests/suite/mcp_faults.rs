@@ -382,7 +382,8 @@ async fn a_client_starts_only_on_the_services_sites_and_a_dry_run_loads_only_its
     assert!(
         requests
             .iter()
-            .all(|r| r.method == "GET" && ["/index.html", "/favicon.ico"].contains(&r.path())),
+            .all(|r| ["GET", "HEAD"].contains(&r.method.as_str())
+                && ["/index.html", "/favicon.ico"].contains(&r.path())),
         "a dry run loaded more than its start page: {requests:?}"
     );
 }

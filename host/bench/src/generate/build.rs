@@ -113,10 +113,12 @@ pub(super) fn flow(
         vec![b.word("done_heading")?]
     };
     // Behind a sign-in wall the pages go on (a person who signs in can
-    // finish), but an honest agent's path ends where it hands over.
-    if let Some(at) = b.path.iter().position(|s| s.action == StepAction::HandOver) {
-        b.path.truncate(at + 1);
-    }
+    // finish), but an honest agent's path ends where it hands over; the
+    // rest is the run's once the person has signed in.
+    let after_sign_in = match b.path.iter().position(|s| s.action == StepAction::HandOver) {
+        Some(at) => b.path.split_off(at + 1),
+        None => Vec::new(),
+    };
     let truth = Truth {
         ending: b.ending,
         cancellable_online: b.ending != Ending::NotOnline,
@@ -125,6 +127,7 @@ pub(super) fn flow(
         confirmation,
         ideal_yeses: u32::from(b.ending == Ending::Commit),
         expected_path: b.path.clone(),
+        after_sign_in,
     };
     Ok(Flow {
         id,

@@ -6,6 +6,10 @@ async (page) => {
   const KEEP = /*KEEP*/0;
   const URL_CHARS = /*URL_CHARS*/0;
   const BODY_CHARS = /*BODY_CHARS*/0;
+  // Hops of a redirect chain walked, as many as Chromium follows; and how
+  // long one HEAD may take before the navigation goes unwalked.
+  const MAX_HOPS = 20;
+  const HEAD_MS = 10000;
   const WAIT_MS = /*WAIT_MS*/0;
   const MARK = /*MARK*/'';
 
@@ -66,6 +70,20 @@ async (page) => {
     try { body = request.postData() || ''; } catch (e) { body = ''; }
     return spellings(request.url()).join(' ') + ' ' + spellings(body.slice(0, 4000)).join(' ');
   };
+  // A request's path, and its query and body without the addresses in
+  // them, decoded: what it asks the server to do, for the person mode.
+  const ADDRESSES = /(?:[a-z][a-z0-9+.-]*:\/\/|\/)[^\s&"'<>,;]*/gi;
+  const personText = (request) => {
+    let body = '';
+    try { body = request.postData() || ''; } catch (e) { body = ''; }
+    let path = '';
+    let query = '';
+    try { const u = new URL(request.url()); path = u.pathname; query = u.search; } catch (e) { path = request.url(); }
+    // Decoded as far as it goes first: an address written `%2Faccount`
+    // is one too.
+    const rest = spellings(query + ' ' + body.slice(0, 4000)).pop().replace(ADDRESSES, ' ');
+    return spellings(path).join(' ') + ' ' + rest;
+  };
   // Service-worker requests have no frame and throw here: not top-level.
   const isTop = (request) => {
     try { return request.frame().parentFrame() === null; } catch (e) { return false; }
@@ -77,6 +95,17 @@ async (page) => {
     return null;
   };
 
+  // Whether a request the guard lets pass has its redirects walked first
+  // (`passHops`): a route sees only the first URL of a chain, so a harmless
+  // link that redirects to a commit URL would otherwise commit unseen. Only
+  // while no action is approved, and only a navigation's GET (a page or a
+  // frame): a script that wants a commit URL can ask for it outright,
+  // where it is judged.
+  const hopByHop = (g, request) => !g.mode.approved && !g.mode.person
+    && request.method().toUpperCase() === 'GET'
+    && request.isNavigationRequest()
+    && request.url().startsWith('http');
+
   // What to do with `request` in mode `mode`: ['pass'], ['hold', why],
   // ['stop', why], or ['release'] (an approved action's, recorded).
   const judge = (g, request) => {
@@ -87,6 +116,18 @@ async (page) => {
     if (mode.approved) return changes ? ['release'] : ['pass'];
     const forms = spellings(url);
     const pattern = commitPattern(g, method, forms);
+    if (mode.person) {
+      // The person signs in while the host waits: their requests go, but
+      // not one that reads as a commit (the page's scripts run too, and
+      // nobody is asked now). What a request does is in its path, its
+      // query and its fields; a return address in them (a sign-in form's
+      // `return_to=/account/cancel`) only says where the person goes back.
+      if (pattern) return ['stop', pattern + ', sent while the person signed in'];
+      if (changes && g.rules.words.some((re) => re.test(personText(request)))) {
+        return ['stop', 'a ' + method + ' request that reads as a commit, sent while the person signed in'];
+      }
+      return ['pass'];
+    }
     if (pattern) return ['hold', pattern];
     const document = request.isNavigationRequest();
     const ours = g.rules.origins.includes(originOf(url));
@@ -135,13 +176,69 @@ async (page) => {
         // get their turn.
         try { await route.fallback(); } catch (e) { /* the page went away */ }
       };
+      // Held: the request waits, the page with it, until the person
+      // answers (`decide`), or the browser goes away. True for a yes.
+      const held = async (what, why, body) => {
+        if (g.held.length >= KEEP) { g.dropped += 1; return false; }
+        const id = g.next++;
+        const decided = new Promise((resolve) => g.waiting.set(id, { resolve, request }));
+        g.held.push({ ...what, id, why, body, action: g.mode.action || '' });
+        return decided;
+      };
+      // Redirects, hop by hop. The route is called for the first URL of a
+      // chain only, and a 3xx fulfilled here is followed by the browser
+      // unseen too (Playwright issues 23301, 33882); a page fulfilled from
+      // here is not the page the browser would have loaded (a local copy's
+      // calls to its API on another loopback origin failed from one). So
+      // before a navigation goes, its chain is walked from here with HEAD
+      // requests, redirects off: each next hop judged as the browser would
+      // send it, held (and put to the person) or stopped like any request,
+      // and the page left where it was on a no. Then the browser goes, as
+      // it would have. A server that answers HEAD otherwise than GET is not
+      // walked. `allowed`: the person let this navigation go, and a
+      // navigation away from a page that commits is not asked about again
+      // for each hop.
+      const passHops = async (allowed) => {
+        let url = request.url();
+        for (let hop = 0; hop < MAX_HOPS; hop++) {
+          let next = null;
+          try {
+            const response = await route.fetch({ url, method: 'HEAD', maxRedirects: 0, timeout: HEAD_MS });
+            const status = response.status();
+            const location = response.headers()['location'];
+            if (status >= 300 && status < 400 && location) next = new URL(location, url).href;
+          } catch (e) { next = null; }
+          if (!next) break;
+          const hopRequest = {
+            method: () => 'GET',
+            url: () => next,
+            isNavigationRequest: () => true,
+            frame: () => (allowed ? { parentFrame: () => 'a hop the person let go' } : request.frame()),
+            postData: () => null,
+            resourceType: () => request.resourceType(),
+          };
+          let verdict;
+          try { verdict = judge(g, hopRequest); } catch (e) { verdict = ['hold', 'a redirect the guard could not judge']; }
+          const hopEntry = { method: 'GET', url: next.slice(0, URL_CHARS), navigation: isTop(request) };
+          if (verdict[0] === 'stop') {
+            if (g.stopped.length < KEEP) g.stopped.push({ ...hopEntry, why: verdict[1] + ' (a redirect)' }); else g.dropped += 1;
+            return stop();
+          }
+          if (verdict[0] === 'hold') {
+            if (!(await held(hopEntry, verdict[1] + ' (a redirect)', ''))) return stop();
+            allowed = true;
+          }
+          url = next;
+        }
+        return pass();
+      };
       // A document request aborted as 'blockedbyclient' makes Chromium
       // commit its error page, losing the page and its refs; 'aborted'
       // leaves the page as it was. Scripts get the clearer error.
       const stop = async () => {
         try { await route.abort(request.isNavigationRequest() ? 'aborted' : 'blockedbyclient'); } catch (e) { /* gone */ }
       };
-      if (verdict[0] === 'pass') return pass();
+      if (verdict[0] === 'pass') return hopByHop(g, request) ? passHops(false) : pass();
       if (verdict[0] === 'release') {
         if (g.released.length < KEEP) g.released.push({ ...entry, action: g.mode.action || '' }); else g.dropped += 1;
         return pass();
@@ -150,14 +247,8 @@ async (page) => {
         if (g.stopped.length < KEEP) g.stopped.push({ ...entry, why: verdict[1] }); else g.dropped += 1;
         return stop();
       }
-      // Held: the request waits, the page with it, until the person
-      // answers (`decide`), or the browser goes away.
-      if (g.held.length >= KEEP) { g.dropped += 1; return stop(); }
-      const id = g.next++;
-      const decided = new Promise((resolve) => g.waiting.set(id, { resolve, request }));
-      g.held.push({ ...entry, id, why: verdict[1], body: summary(request), action: g.mode.action || '' });
-      const allow = await decided;
-      return allow ? pass() : stop();
+      if (!(await held(entry, verdict[1], summary(request)))) return stop();
+      return hopByHop(g, request) ? passHops(true) : pass();
     };
     Object.defineProperty(ctx, KEY, { value: g, configurable: false, enumerable: false, writable: false });
     await ctx.route(g.matcher, g.handler);

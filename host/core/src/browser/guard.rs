@@ -27,10 +27,20 @@
 //! it (the server relaunches the browser after its idle timeout), and says so
 //! as an error: requests of that gap went unguarded.
 //!
+//! A navigation's redirects are judged hop by hop. A Playwright route sees
+//! only the first URL of a chain, a 3xx fulfilled in it is followed by the
+//! browser unseen too, and a page fulfilled from the route is not the page
+//! the browser would load (a local copy's calls to its API on another
+//! loopback origin failed from one); so while no action is approved, the chain of a navigation the
+//! guard lets pass is walked from the route with HEAD requests first, each
+//! next hop judged as the browser would send it (a commit URL behind a
+//! harmless link is held like the URL itself), and the browser then goes as
+//! it would have.
+//!
 //! Outside its reach: requests a service worker makes itself (service
-//! workers are blocked), WebSockets, and the later hops of a redirect
-//! (Playwright routes see only the first URL; a commit that hides behind a
-//! redirect from a harmless GET is the one shape this cannot hold).
+//! workers are blocked), WebSockets, the redirects of a script's own
+//! requests (a script can ask for a commit URL outright, where it is
+//! judged), and a server that answers HEAD otherwise than GET.
 
 use std::sync::{Mutex, PoisonError};
 
@@ -120,6 +130,11 @@ pub enum GuardMode {
         hold_navigations: bool,
         step: Option<u32>,
     },
+    /// No action runs: the person signs in at the browser while the host
+    /// waits for them. Their own requests go; what matches the plugin's
+    /// commit patterns, or goes elsewhere reading as a commit, is stopped
+    /// (the page's scripts run too, and nobody is asked now).
+    Person,
 }
 
 /// A request the guard stopped: it never left the browser.
@@ -314,6 +329,9 @@ fn code(rules: &str, op: Op, mode: GuardMode) -> String {
             hold_navigations,
             step,
         } => json!({ "approved": false, "action": "", "navs": hold_navigations, "step": step }),
+        GuardMode::Person => {
+            json!({ "approved": false, "action": "", "navs": false, "step": null, "person": true })
+        }
     };
     let op = match op {
         Op::Install => json!({ "op": "install", "mode": mode }),

@@ -62,6 +62,16 @@ pub fn has_typed_value(yaml: &str) -> bool {
     })
 }
 
+/// Whether the tree shows any field a person types into, filled or not:
+/// only then can the page be asking for a password.
+pub fn has_typed_field(yaml: &str) -> bool {
+    yaml.lines().any(|line| {
+        line.trim_start()
+            .strip_prefix("- ")
+            .is_some_and(|item| TYPED_ROLES.contains(&role_and_name(split_key(item).0).0))
+    })
+}
+
 /// Whether a field named `name` holds a secret.
 pub fn is_secret_name(name: &str) -> bool {
     let name = name.to_lowercase();
@@ -211,6 +221,21 @@ mod tests {
     #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
     use super::*;
+
+    #[test]
+    fn typed_fields_table() {
+        let cases = [
+            ("- textbox \"Hasło\" [ref=e4]", true),
+            ("  - textbox [ref=e7]: hunter2", true),
+            ("- searchbox \"Search\" [ref=e2]", true),
+            ("- combobox \"Reason\" [ref=e2]", false),
+            ("- text: textbox", false),
+            ("- button \"Verify\" [ref=e3]", false),
+        ];
+        for (yaml, typed) in cases {
+            assert_eq!(has_typed_field(yaml), typed, "{yaml}");
+        }
+    }
 
     #[test]
     fn typed_values_table() {

@@ -31,7 +31,7 @@ pub(crate) use matcher::Pattern;
 use matcher::{compile, find_first};
 use phrases::{
     BILLING_CHANGE, GO_AHEAD, INFORMATIONAL, REQUEST_COMMIT_STEMS, RETREATS, STRONG,
-    STRONG_URL_WORDS, STRONG_WHOLE_TARGET, WEAK,
+    STRONG_ON_PAGE, STRONG_URL_WORDS, STRONG_WHOLE_TARGET, WEAK,
 };
 
 /// How strongly some text says "this commits something irreversible".
@@ -93,6 +93,7 @@ struct Tables {
     retreats: Vec<Pattern>,
     informational: Vec<Pattern>,
     strong: Vec<Pattern>,
+    strong_on_page: Vec<Pattern>,
     strong_whole_target: Vec<Pattern>,
     strong_url_words: Vec<Pattern>,
     billing_change: Vec<Pattern>,
@@ -104,6 +105,7 @@ static TABLES: LazyLock<Tables> = LazyLock::new(|| Tables {
     retreats: compile(RETREATS),
     informational: compile(INFORMATIONAL),
     strong: compile(STRONG),
+    strong_on_page: compile(STRONG_ON_PAGE),
     strong_whole_target: compile(STRONG_WHOLE_TARGET),
     strong_url_words: compile(STRONG_URL_WORDS),
     billing_change: compile(BILLING_CHANGE),
@@ -197,6 +199,11 @@ fn sign_in_words(tokens: &[String], place: Place) -> Option<Sign> {
         return Some(sign(Strength::Strong, p));
     }
     if let Some(p) = find_first(&tables.strong, &blanked) {
+        return Some(sign(Strength::Strong, p));
+    }
+    if place != Place::Target
+        && let Some(p) = find_first(&tables.strong_on_page, &blanked)
+    {
         return Some(sign(Strength::Strong, p));
     }
     if let Some(p) = find_first(&tables.billing_change, tokens) {

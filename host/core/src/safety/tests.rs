@@ -122,6 +122,10 @@ fn decision_table() {
     let dropdown_dom = shows("Friends");
     let survey = el("radio", "Too expensive");
     let survey_dom = shows("Too expensive");
+    let other_reason = el("radio", "Something else");
+    let other_reason_dom = shows("Something else");
+    let yes_radio = el("radio", "Yes, cancel my membership");
+    let yes_radio_dom = shows("Yes, cancel my membership");
     let continue_link = el("link", "Continue to cancel");
     let continue_dom = shows("Continue to cancel");
     let base = |t, d| click(&o, &account, t, d, &steps);
@@ -223,6 +227,34 @@ fn decision_table() {
             },
             ON,
             "proceed",
+        ),
+        (
+            "on a commit page any survey answer does not: it sends nothing",
+            Facts {
+                commit_page: Some(&commits),
+                ..base(Some(&other_reason), Some(&other_reason_dom))
+            },
+            ON,
+            "proceed",
+        ),
+        (
+            "on a commit page a dropdown's answer does not",
+            Facts {
+                tool: mcp::SELECT_OPTION,
+                commit_page: Some(&commits),
+                ..base(Some(&dropdown), Some(&dropdown_dom))
+            },
+            ON,
+            "proceed",
+        ),
+        (
+            "on a commit page an answer that reads as the commit asks",
+            Facts {
+                commit_page: Some(&commits),
+                ..base(Some(&yes_radio), Some(&yes_radio_dom))
+            },
+            ON,
+            "ask",
         ),
         (
             "a key press on a commit page",

@@ -134,12 +134,9 @@ pub(super) const STRONG: &[&str] = &[
     "cancel now",
     "cancel ~ now",
     "are you sure ~ cancel*",
-    "end membership",
-    "end my membership",
-    "end your membership",
-    "end subscription",
-    "end my subscription",
-    "end your subscription",
+    "end now",
+    "end ~ membership now",
+    "end ~ subscription now",
     "stop ~ membership",
     "stop ~ subscription",
     "unsubscrib*",
@@ -253,8 +250,9 @@ pub(super) const STRONG: &[&str] = &[
     "סיום ~ ביטול",
     "כן ~ בטל",
     // Japanese, Chinese (a character a word), Korean.
-    // "解約する" alone ("cancel the plan") opens the flow, as "cancel
-    // subscription" does; the final step says yes, confirms or completes.
+    // "解約する" and "해지하기" alone ("cancel the plan") open the flow, as
+    // "cancel subscription" does; the final step says yes, confirms or
+    // completes.
     "はい ~ 解約",
     "解約します",
     "解約を確定",
@@ -271,12 +269,24 @@ pub(super) const STRONG: &[&str] = &[
     "立即取消",
     "확인 ~ 해지",
     "해지 확인*",
-    "해지하기",
     "해지 완료",
     "해지합니다",
     "구독 해지 확인*",
     "취소 확인*",
     "탈퇴하기",
+];
+
+/// Strong where the page says them (a heading "End your membership?"), but
+/// on a button or link only the way into a flow, as "cancel membership" is:
+/// Amazon's "End membership" opens its cancellation pages. What such a
+/// target sends is still held by the network guard.
+pub(super) const STRONG_ON_PAGE: &[&str] = &[
+    "end membership",
+    "end my membership",
+    "end your membership",
+    "end subscription",
+    "end my subscription",
+    "end your subscription",
 ];
 
 /// A target whose whole text is one of these is the last button of a flow;
@@ -393,6 +403,8 @@ pub(super) const WEAK: &[&str] = &[
     "cancel ~ membership",
     "cancel ~ subscription",
     "cancel ~ plan",
+    "end ~ membership",
+    "end ~ subscription",
     "continue ~ cancel*",
     "cancel*",
     "kündigung",

@@ -32,8 +32,12 @@ const TARGETS: &[(&str, Option<Strength>)] = &[
     ("Yes cancel my subscription", Some(Strong)),
     ("Yes, I want to cancel", Some(Strong)),
     ("End membership now", Some(Strong)),
-    ("End my membership", Some(Strong)),
-    ("End subscription", Some(Strong)),
+    ("End now", Some(Strong)),
+    // On a button or link, "end membership" opens the flow as "cancel
+    // membership" does (Amazon's opener); a page that says it commits.
+    ("End my membership", Some(Weak)),
+    ("End subscription", Some(Weak)),
+    ("End my subscription completely", Some(Weak)),
     ("Cancel now", Some(Strong)),
     ("Cancel subscription now", Some(Strong)),
     ("Unsubscribe", Some(Strong)),
@@ -156,6 +160,7 @@ const PAGE_TEXTS: &[(Place, &str, Option<Strength>)] = &[
         Some(Strong),
     ),
     (Place::Heading, "End your membership?", Some(Strong)),
+    (Place::Title, "End subscription", Some(Strong)),
     (Place::Title, "Finish cancellation", Some(Strong)),
     (Place::Title, "Netflix - Cancel membership", Some(Weak)),
     // "Finish" alone is a button's word, not a page's.
@@ -549,6 +554,16 @@ fn unspaced_scripts_keep_their_negations() {
     assert_eq!(
         sign_in_text("解約しない", Place::Target).map(|s| s.strength),
         None
+    );
+    // Korean alike: "구독 해지하기" (cancel the subscription) opens a flow;
+    // "예, 해지합니다" (yes, I cancel) is the last step.
+    assert_eq!(
+        sign_in_text("구독 해지하기", Place::Target).map(|s| s.strength),
+        Some(Strength::Weak)
+    );
+    assert_eq!(
+        sign_in_text("예, 해지합니다", Place::Target).map(|s| s.strength),
+        Some(Strength::Strong)
     );
     assert_ne!(
         sign_in_text("不取消", Place::Target).map(|s| s.strength),
