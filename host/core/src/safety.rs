@@ -274,8 +274,9 @@ const ANSWER_ROLES: &[&str] = &["radio", "checkbox", "option", "menuitemradio"];
 
 /// Whether the action only answers a question on the page: picks an
 /// option, checks a radio button or a box. By itself it sends nothing; a
-/// page script that sends on change is held by the guard, which on a page
-/// that commits holds every navigation too. So a page that commits does
+/// page script that sends on change is held by the guard, which for an
+/// answer on a page that commits holds navigations too
+/// ([`unapproved_guard`]). So a page that commits does
 /// not make a survey's answer ask (issue 31: "a survey answer asks because
 /// something else on its page would"); the submit that follows does, and a
 /// target that itself reads as a commit still asks before.
@@ -332,7 +333,11 @@ fn unapproved_guard(facts: &Facts<'_>) -> GuardMode {
     }
     let commit_page = facts.commit_page.is_some();
     GuardMode::Guarded {
-        hold_navigations: facts.commit_page.is_some_and(|p| p.final_step),
+        // An answer on a page that commits proceeds unasked only because
+        // it sends nothing: whatever it does send, a navigation included,
+        // is held.
+        hold_navigations: facts.commit_page.is_some_and(|p| p.final_step)
+            || (commit_page && answers_in_place(facts)),
         step: match (commit_page, facts.target) {
             (false, Some(target)) => plan::step_of(facts.plan, target, facts.dom),
             _ => None,

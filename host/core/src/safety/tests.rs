@@ -576,11 +576,19 @@ fn the_plan_never_relaxes_the_guard() {
         reason: "final".into(),
         final_step: true,
     };
+    // A page that commits only because the plugin asks about something on
+    // it: navigations are held for an answer there, which proceeds unasked.
+    let asked_about = CommitPage {
+        final_step: false,
+        ..commits.clone()
+    };
     let cases = [
         (&survey, None, false, Some(0)),
         (&survey, Some(&commits), true, None),
+        (&survey, Some(&asked_about), true, None),
         (&help, None, false, None),
         (&help, Some(&commits), true, None),
+        (&help, Some(&asked_about), false, None),
     ];
     for (target, commit_page, navigations, step) in cases {
         let facts = Facts {
