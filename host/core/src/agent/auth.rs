@@ -5,20 +5,16 @@
 //! guard letting the person's own sign-in through; any other run ends with
 //! the `subterminator login` hint.
 
-use serde_json::json;
-
 use super::ctx::Ctx;
-use super::passwords::mask_passwords;
+use super::passwords::{mask_passwords, password_wall};
+use super::run::set_guard;
 use super::state::{State, timed};
 use super::{Event, MAX_AUTH_PAUSES, TaskReason, TaskResult};
 use crate::approval::Answer;
 use crate::browser::guard::{self, GuardMode};
-use crate::browser::tools as mcp;
 use crate::error::Error;
 use crate::feed::Ask;
-use crate::page::{mask, password_wall};
 use crate::plugin;
-use crate::plugin::{AuthEvent, AuthKind};
 
 /// After every snapshot: a sign-in wall pauses for the human when the run
 /// is interactive, and ends the run with a hint when it is not.
@@ -74,9 +70,17 @@ pub(super) async fn watch(
         // The person signs in at the browser while the host waits: their
         // own requests go (`GuardMode::Person`), and the guard is back to
         // holding before anything else runs.
-        set_guard(cx, state, GuardMode::Person).await?;
+        if let Err(why) = set_guard(cx, state, GuardMode::Person).await? {
+            // The guard stays as it was: the person's sign-in is held, never
+            // a commit let through.
+            tracing::warn!("{why}");
+        }
         let answered = timed(&mut cx.clocks.human, feed.ask(ask)).await;
-        set_guard(cx, state, guard::INITIAL_MODE).await?;
+        if let Err(why) = set_guard(cx, state, guard::INITIAL_MODE).await? {
+            // Not set, and not remembered as set: the next action's own
+            // `set_guard` puts its mode in force before it runs.
+            tracing::warn!("{why}");
+        }
         if answered != Answer::Approved {
             return Ok(Some(
                 TaskResult::new(false, false, TaskReason::AuthRequired, state.turn)
@@ -86,41 +90,4 @@ pub(super) async fn watch(
         state.snapshot = timed(&mut cx.clocks.browser, cx.toolset.look(cx.browser, None)).await?;
         mask_passwords(cx, state).await;
     }
-}
-
-/// The host's own reading, where the plugin knows no wall: an empty
-/// password field a person can type into. Asked of the page only when the
-/// tree shows a field at all; a page that cannot be asked is no wall.
-async fn password_wall(cx: &mut Ctx<'_>, state: &State) -> Option<AuthEvent> {
-    if !mask::has_typed_field(&state.snapshot.content) {
-        return None;
-    }
-    let asked = timed(
-        &mut cx.clocks.browser,
-        cx.browser.call(
-            mcp::EVALUATE,
-            json!({ "function": password_wall::PASSWORD_FIELDS_JS }),
-        ),
-    )
-    .await;
-    let count = match asked {
-        Ok(output) => password_wall::parse_count(output.result.as_deref()),
-        Err(e) => {
-            tracing::warn!("cannot ask the page for its password fields: {e}");
-            None
-        }
-    };
-    (count? > 0).then(|| AuthEvent {
-        kind: AuthKind::LoginRequired,
-        message: password_wall::MESSAGE.to_owned(),
-    })
-}
-
-/// Puts `mode` in force; a guard that cannot be set ends the run, as it
-/// would before an action.
-async fn set_guard(cx: &mut Ctx<'_>, state: &State, mode: GuardMode) -> Result<(), Error> {
-    if let Some(guard) = &state.guard {
-        timed(&mut cx.clocks.browser, guard.set_mode(cx.browser, mode)).await?;
-    }
-    Ok(())
 }

@@ -232,9 +232,10 @@ pub(super) async fn settle_dialogs(
     Ok(None)
 }
 
-/// Puts `mode` in force before an action. `Ok(Err(why))` when it could
-/// not be: the action must not run unguarded.
-async fn set_guard(
+/// Puts `mode` in force before an action (or around the sign-in pause,
+/// `auth.rs`). `Ok(Err(why))` when it could not be: the action must not run
+/// unguarded.
+pub(super) async fn set_guard(
     cx: &mut Ctx<'_>,
     state: &State,
     mode: GuardMode,

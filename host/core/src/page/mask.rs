@@ -222,33 +222,28 @@ mod tests {
 
     use super::*;
 
+    /// (tree, a field a person types into, one with a value in it).
     #[test]
-    fn typed_fields_table() {
+    fn typed_fields_and_values_table() {
         let cases = [
-            ("- textbox \"Hasło\" [ref=e4]", true),
-            ("  - textbox [ref=e7]: hunter2", true),
-            ("- searchbox \"Search\" [ref=e2]", true),
-            ("- combobox \"Reason\" [ref=e2]", false),
-            ("- text: textbox", false),
-            ("- button \"Verify\" [ref=e3]", false),
+            ("- textbox \"Email\" [ref=e4]: me@example.com", true, true),
+            ("  - textbox [ref=e7]: hunter2", true, true),
+            (
+                "- textbox \"Reason\" [ref=e2]:\n  - text: too dear",
+                true,
+                true,
+            ),
+            ("- textbox \"Email\" [ref=e4]", true, false),
+            ("- textbox \"Hasło\" [ref=e4]", true, false),
+            ("- searchbox \"Search\" [ref=e2]", true, false),
+            ("- combobox \"Reason\" [ref=e2]", false, false),
+            ("- text: textbox", false, false),
+            ("- text: Your membership ends soon", false, false),
+            ("- button \"Cancel\" [ref=e3]", false, false),
         ];
-        for (yaml, typed) in cases {
-            assert_eq!(has_typed_field(yaml), typed, "{yaml}");
-        }
-    }
-
-    #[test]
-    fn typed_values_table() {
-        let cases = [
-            ("- textbox \"Email\" [ref=e4]: me@example.com", true),
-            ("  - textbox [ref=e7]: hunter2", true),
-            ("- textbox \"Reason\" [ref=e2]:\n  - text: too dear", true),
-            ("- textbox \"Email\" [ref=e4]", false),
-            ("- text: Your membership ends soon", false),
-            ("- button \"Cancel\" [ref=e3]", false),
-        ];
-        for (yaml, typed) in cases {
-            assert_eq!(has_typed_value(yaml), typed, "{yaml}");
+        for (yaml, field, value) in cases {
+            assert_eq!(has_typed_field(yaml), field, "field: {yaml}");
+            assert_eq!(has_typed_value(yaml), value, "value: {yaml}");
         }
     }
 

@@ -542,29 +542,23 @@ fn unspaced_scripts_keep_their_negations() {
         words("解約しない"),
         ["解", "約", "し", "な", "い"].map(str::to_owned)
     );
-    assert_eq!(
-        sign_in_text("はい、解約する", Place::Target).map(|s| s.strength),
-        Some(Strength::Strong)
-    );
-    // "Cancel the plan" opens a flow, as "Cancel subscription" does.
-    assert_eq!(
-        sign_in_text("プランを解約する", Place::Target).map(|s| s.strength),
-        Some(Strength::Weak)
-    );
-    assert_eq!(
-        sign_in_text("解約しない", Place::Target).map(|s| s.strength),
-        None
-    );
-    // Korean alike: "구독 해지하기" (cancel the subscription) opens a flow;
-    // "예, 해지합니다" (yes, I cancel) is the last step.
-    assert_eq!(
-        sign_in_text("구독 해지하기", Place::Target).map(|s| s.strength),
-        Some(Strength::Weak)
-    );
-    assert_eq!(
-        sign_in_text("예, 해지합니다", Place::Target).map(|s| s.strength),
-        Some(Strength::Strong)
-    );
+    // Japanese and Korean: "cancel the plan" opens a flow, as "Cancel
+    // subscription" does; a yes, or "I cancel", is the last step; the
+    // negation is nothing.
+    let cases = [
+        ("はい、解約する", Some(Strength::Strong)),
+        ("プランを解約する", Some(Strength::Weak)),
+        ("解約しない", None),
+        ("구독 해지하기", Some(Strength::Weak)),
+        ("예, 해지합니다", Some(Strength::Strong)),
+    ];
+    for (text, want) in cases {
+        assert_eq!(
+            sign_in_text(text, Place::Target).map(|s| s.strength),
+            want,
+            "{text}"
+        );
+    }
     assert_ne!(
         sign_in_text("不取消", Place::Target).map(|s| s.strength),
         Some(Strength::Strong)
