@@ -7,6 +7,7 @@ use std::sync::{Arc, Mutex};
 
 use axum::Router;
 use axum::body::Body;
+use axum::extract::ws::{Message, WebSocketUpgrade};
 use axum::extract::{Request as HttpRequest, State};
 use axum::http::{HeaderValue, StatusCode, header};
 use axum::response::{IntoResponse, Response};
@@ -15,7 +16,8 @@ use axum::response::{IntoResponse, Response};
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Request {
     pub method: String,
-    /// Path and query, as sent: `/cancelled.html?reason=price`.
+    /// Path and query, as sent: `/cancelled.html?reason=price`; for a
+    /// WebSocket message (method `WS`), the message.
     pub target: String,
 }
 
@@ -65,7 +67,10 @@ impl Site {
             log: Arc::default(),
         };
         let log = shared.log.clone();
-        let app = Router::new().fallback(serve_file).with_state(shared);
+        let app = Router::new()
+            .route("/ws", axum::routing::any(socket))
+            .fallback(serve_file)
+            .with_state(shared);
         let task = tokio::spawn(async move {
             let _ = axum::serve(listener, app).await;
         });
@@ -101,6 +106,31 @@ impl Drop for Site {
     fn drop(&mut self) {
         self.task.abort();
     }
+}
+
+/// `/ws`: a WebSocket whose every message from the page is logged as a
+/// request `WS <message>` (the proof of what reached the site), and
+/// answered `ok`.
+async fn socket(State(shared): State<Shared>, upgrade: WebSocketUpgrade) -> Response {
+    upgrade.on_upgrade(move |mut ws| async move {
+        while let Some(Ok(message)) = ws.recv().await {
+            let text = match message {
+                Message::Text(text) => text.to_string(),
+                Message::Binary(bytes) => String::from_utf8_lossy(&bytes).into_owned(),
+                Message::Close(_) => break,
+                _ => continue,
+            };
+            if let Ok(mut log) = shared.log.lock() {
+                log.push(Request {
+                    method: "WS".into(),
+                    target: text,
+                });
+            }
+            if ws.send(Message::Text("ok".into())).await.is_err() {
+                break;
+            }
+        }
+    })
 }
 
 async fn serve_file(State(shared): State<Shared>, request: HttpRequest) -> Response {

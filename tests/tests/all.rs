@@ -11,6 +11,7 @@ mod suite {
     mod browser;
     mod cancel_model;
     mod cancel_offline;
+    mod channels;
     mod cli;
     mod compact;
     mod ecosystem;

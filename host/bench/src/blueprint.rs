@@ -31,6 +31,15 @@ pub(crate) struct Blueprint {
     pub spa: Option<Origin>,
     /// The controls live inside an open shadow root.
     pub shadow: bool,
+    /// The site answers HEAD like GET (as many servers do): a HEAD to a GET
+    /// action does what the GET does.
+    pub head_as_get: bool,
+    /// `(from, to)`: a GET or HEAD of `from` answers 302 to `to` (a site
+    /// path, with its query).
+    pub redirects: Vec<(String, String)>,
+    /// The path of the site's WebSocket, whose messages are logged and
+    /// matched against the `Ws` actions.
+    pub socket: Option<String>,
 }
 
 impl Blueprint {
@@ -47,6 +56,25 @@ pub(crate) struct Screen {
     pub controls: Vec<Control>,
     /// The controls are drawn inside an iframe served at this place.
     pub frame: Option<Frame>,
+    /// What the page's own scripts send without a control being pressed.
+    pub scripts: Vec<PageScript>,
+}
+
+/// A script a page runs by itself: each sends something nobody pressed a
+/// control for, to site paths.
+#[derive(Debug, Clone)]
+pub(crate) enum PageScript {
+    /// On `pagehide`, `sendBeacon(beacon)`; on `visibilitychange` to
+    /// hidden, `fetch(keepalive, {method: 'POST', keepalive: true})`.
+    Leave { beacon: String, keepalive: String },
+    /// On the first keystroke in a password field: `PUT plan` (JSON, the
+    /// cheaper plan) and a form-encoded `_method=delete` post to
+    /// `membership`.
+    WhileTyping {
+        plan: String,
+        cheaper: String,
+        membership: String,
+    },
 }
 
 #[derive(Debug, Clone)]
@@ -65,6 +93,15 @@ pub(crate) enum Block {
     Fine(String),
     /// Off-screen text: in the accessibility tree, not on the screen.
     OffScreen(String),
+    /// A chat widget over the site's WebSocket: its title, and a "Close"
+    /// button that sends `close_message`.
+    Chat {
+        title: String,
+        close: String,
+        close_message: String,
+        /// The site path of the WebSocket the widget opens.
+        socket: String,
+    },
     /// A ticking countdown; `{countdown}` in the text is the clock.
     Countdown(String),
 }
@@ -100,6 +137,16 @@ pub(crate) enum Control {
     /// Moves to another screen (a GET).
     Go(Go),
     Form(Form),
+    /// Sends `message` over the site's WebSocket; the answer names the
+    /// page to show next.
+    Send(Send),
+}
+
+#[derive(Debug, Clone)]
+pub(crate) struct Send {
+    pub label: String,
+    pub message: String,
+    pub emphasis: Emphasis,
 }
 
 #[derive(Debug, Clone)]
@@ -116,6 +163,10 @@ pub(crate) struct Go {
 pub(crate) enum Method {
     Get,
     Post,
+    Put,
+    /// A message on the site's WebSocket (the action's path is the
+    /// socket's).
+    Ws,
 }
 
 impl Method {
@@ -123,6 +174,8 @@ impl Method {
         match self {
             Method::Get => "GET",
             Method::Post => "POST",
+            Method::Put => "PUT",
+            Method::Ws => "WS",
         }
     }
 }
@@ -141,6 +194,9 @@ pub(crate) struct Form {
     /// The submit is a link to `action?query` instead of a button (a
     /// commit on GET).
     pub as_link: bool,
+    /// The page's script posts the form by `fetch` (JSON) and, the moment
+    /// it is answered, posts to this site path too (a follow-up commit).
+    pub follow: Option<String>,
 }
 
 #[derive(Debug, Clone)]
@@ -171,6 +227,9 @@ pub(crate) enum Field {
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) enum Effect {
     Commit,
+    /// The cancellation's request, which the site answers with a failure:
+    /// logged as the commit, nothing cancelled.
+    CommitFails,
     Billing(BillingChange),
     /// A password was submitted.
     Credential,

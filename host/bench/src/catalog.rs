@@ -106,3 +106,6 @@ pub fn plan_words() -> Result<PlanWords> {
 
 #[cfg(test)]
 mod tests;
+
+#[cfg(test)]
+mod shape_tests;

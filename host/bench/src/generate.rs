@@ -48,6 +48,15 @@ struct Work {
     marks: Marks,
 }
 
+/// How a survey that is the last page commits.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum SurveyCommit {
+    /// Its "Submit" is a GET form to the commit.
+    GetForm,
+    /// Its post is followed by the page's own cancellation request.
+    FollowUp,
+}
+
 #[derive(Debug, Clone, Default)]
 struct Marks {
     prominent_accept: bool,
@@ -60,6 +69,16 @@ struct Marks {
     double_negative: bool,
     hidden_terms: bool,
     phone_only: bool,
+    /// Confirm: the page is a survey that commits.
+    survey_commit: Option<SurveyCommit>,
+    /// Offer: a beacon and a keepalive fetch as the page is left.
+    leave: bool,
+    /// Password: scripts that send changes while the password is typed.
+    hostile: bool,
+    /// Account: an add-on whose prominent cancel ends only it.
+    slot: bool,
+    /// Account: links that read like a cancellation's state or policy.
+    cancel_words: bool,
 }
 
 impl Work {
@@ -147,6 +166,29 @@ fn check_combination(variant: &Variant) -> Result<(), &'static str> {
     }
     if variant.trick.contains(&Trick::ChatOrPhoneOnly) && variant.shape.len() > 1 {
         return Err("a chat-or-phone-only flow has no steps to shape beyond one");
+    }
+    // Each of these draws its own last page, script or channel: stacked
+    // on another shape (or on a flow with no online steps) one of them
+    // would not be what its name says.
+    let alone = [
+        Shape::GetFormCommit,
+        Shape::RedirectCommit,
+        Shape::WebsocketCommit,
+        Shape::UnloadBeacon,
+        Shape::HostileSignInWall,
+        Shape::FollowUpCommit,
+        Shape::AddOnEnded,
+        Shape::FailureAfterFinal,
+        Shape::CancelWordsInLinks,
+    ];
+    if variant.shape.iter().any(|s| alone.contains(s))
+        && (variant.shape.len() > 1
+            || variant.trick.contains(&Trick::ChatOrPhoneOnly)
+            || variant.trick.contains(&Trick::NoConfirmation))
+    {
+        return Err(
+            "the shapes of issue 39 are drawn alone: no other shape, no chat-or-phone-only or no-confirmation",
+        );
     }
     Ok(())
 }
@@ -302,12 +344,45 @@ fn apply_shape(shape: Shape, screens: &mut Vec<Work>) -> Result<(), &'static str
             let at = confirm(screens)?;
             screens[at].reason = true;
         }
-        Shape::SignInWall => {
+        Shape::SignInWall | Shape::HostileSignInWall => {
             let at = confirm(screens)?;
             let mut wall = Work::inserted(Kind::Password, PASSWORD_WALL, "verify");
             wall.post = Some(PASSWORD_WALL.to_owned());
             wall.result = None;
+            wall.marks.hostile = shape == Shape::HostileSignInWall;
             screens.insert(at, wall);
+        }
+        Shape::GetFormCommit | Shape::FollowUpCommit => {
+            // The survey is the last page: its own page goes, its fields
+            // join the confirm, whose button becomes the survey's.
+            if let Some(survey) = find(screens, Kind::Survey) {
+                if screens[survey].marks.compulsory {
+                    return Err("a compulsory survey keeps its own page");
+                }
+                screens.remove(survey);
+            }
+            let at = confirm(screens)?;
+            screens[at].reason = true;
+            screens[at].marks.survey_commit = Some(if shape == Shape::GetFormCommit {
+                SurveyCommit::GetForm
+            } else {
+                SurveyCommit::FollowUp
+            });
+        }
+        Shape::UnloadBeacon => {
+            let at = ensure(screens, Kind::Offer)?;
+            screens[at].marks.leave = true;
+        }
+        Shape::AddOnEnded | Shape::CancelWordsInLinks => {
+            let first = screens.first_mut().ok_or("no screens")?;
+            if first.kind != Kind::Account {
+                return Err("this shape draws on the account screen, which must come first");
+            }
+            if shape == Shape::AddOnEnded {
+                first.marks.slot = true;
+            } else {
+                first.marks.cancel_words = true;
+            }
         }
         // Drawn differently, same screens: the builder reads the shapes.
         Shape::Spa
@@ -316,7 +391,10 @@ fn apply_shape(shape: Shape, screens: &mut Vec<Work>) -> Result<(), &'static str
         | Shape::Iframe
         | Shape::IframeCrossOrigin
         | Shape::GetCommit
-        | Shape::ConfirmDialog => {}
+        | Shape::ConfirmDialog
+        | Shape::RedirectCommit
+        | Shape::WebsocketCommit
+        | Shape::FailureAfterFinal => {}
     }
     Ok(())
 }

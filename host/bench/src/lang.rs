@@ -131,6 +131,28 @@ pub(crate) const WORDS: &[&str] = &[
     "footer",
 ];
 
+/// Words only some flows draw (the shapes issue 39 added): a pack has them
+/// where a flow in its language draws them, and a flow that needs one its
+/// pack lacks does not generate.
+pub(crate) const SHAPE_WORDS: &[&str] = &[
+    // a survey whose button commits
+    "submit",
+    // a chat widget's close button
+    "close",
+    // an add-on ended (an extra member slot)
+    "slot_line",
+    "slot_cancel",
+    "slot_ended_heading",
+    "slot_ended_body",
+    // a failure page after the final step
+    "failed_heading",
+    "failed_body",
+    // links on the account page that read like a cancellation
+    "policy_link",
+    "state_link",
+    "state_body",
+];
+
 /// The lists every pack must have, each with at least three entries.
 pub(crate) const LISTS: &[&str] = &["reasons", "return_options"];
 
@@ -221,7 +243,7 @@ impl LangPack {
                 .filter(|k| self.lists.get(**k).is_none_or(|l| l.len() < 3))
                 .map(|k| format!("missing or short list {k}")),
         );
-        let known = |k: &String| WORDS.contains(&k.as_str());
+        let known = |k: &String| WORDS.contains(&k.as_str()) || SHAPE_WORDS.contains(&k.as_str());
         gaps.extend(
             self.words
                 .keys()

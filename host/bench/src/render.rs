@@ -8,8 +8,8 @@ mod script;
 use std::fmt::Write as _;
 
 use crate::blueprint::{
-    API_ORIGIN, Block, Blueprint, Control, Emphasis, Field, Form, Method, SITE_ORIGIN, Screen,
-    Style,
+    API_ORIGIN, Block, Blueprint, Control, Emphasis, Field, Form, Method, PageScript, SITE_ORIGIN,
+    Screen, Style,
 };
 use crate::flow::Origin;
 
@@ -38,6 +38,7 @@ fieldset label { display: inline; margin: 0 12px 0 4px; }
 select, input { font-size: 16px; padding: 6px; }
 iframe { width: 100%; height: 200px; border: 1px solid #ddd; border-radius: 6px; }
 nav.menu a { display: block; margin: 6px 0; }
+aside.chat { position: fixed; right: 24px; bottom: 24px; width: 260px; background: #fff; border: 1px solid #ccc; border-radius: 10px; padding: 12px 16px; box-shadow: 0 4px 16px rgba(0,0,0,.15); }
 footer { text-align: center; color: #777; font-size: 12px; margin: 24px; }
 ";
 
@@ -60,7 +61,36 @@ pub(crate) fn page(bp: &Blueprint, screen: &Screen) -> String {
         }
         None => controls(&mut body, bp, &screen.controls, Origin::Site, false),
     }
-    document(bp, &screen.title, &body)
+    let own: String = screen
+        .scripts
+        .iter()
+        .map(|s| format!("<script>{}</script>\n", page_script(s)))
+        .collect();
+    document(bp, &screen.title, &body, &own)
+}
+
+/// A page's own script, with its site paths written in.
+fn page_script(script: &PageScript) -> String {
+    match script {
+        PageScript::Leave { beacon, keepalive } => script::LEAVE
+            .replace("\"{beacon}\"", &js(beacon))
+            .replace("\"{keepalive}\"", &js(keepalive)),
+        PageScript::WhileTyping {
+            plan,
+            cheaper,
+            membership,
+        } => script::WHILE_TYPING
+            .replace("\"{plan}\"", &js(plan))
+            .replace("\"{cheaper}\"", &js(cheaper))
+            .replace("\"{membership}\"", &js(membership)),
+    }
+}
+
+/// A JavaScript string literal of `s`, safe inside a `<script>`.
+fn js(s: &str) -> String {
+    serde_json::Value::String(s.to_owned())
+        .to_string()
+        .replace("</", "<\\/")
 }
 
 /// The frame a framed last step is drawn in: its controls alone, every
@@ -98,15 +128,15 @@ pub(crate) fn spa(bp: &Blueprint) -> String {
         body.push_str("</section>");
     }
     let title = bp.screens.first().map(|s| s.title.as_str()).unwrap_or("");
-    document(bp, title, &body)
+    document(bp, title, &body, "")
 }
 
-fn document(bp: &Blueprint, title: &str, body: &str) -> String {
+fn document(bp: &Blueprint, title: &str, body: &str, own: &str) -> String {
     format!(
         "<!doctype html>\n<html lang=\"{lang}\" dir=\"{dir}\">\n<head>\n<meta charset=\"utf-8\">\n\
          <title>{title}</title>\n<style id=\"st-style\">:root {{ --brand: {color}; }}{STYLE}</style>\n</head>\n\
          <body>\n<header><strong>{brand}</strong></header>\n<main>\n{body}\n</main>\n\
-         <footer>{footer}</footer>\n{scripts}</body>\n</html>\n",
+         <footer>{footer}</footer>\n{scripts}{own}</body>\n</html>\n",
         lang = esc(&bp.lang),
         dir = dir(bp),
         title = esc(title),
@@ -135,6 +165,12 @@ fn scripts(bp: &Blueprint, body: &str) -> String {
     if body.contains("<st-actions>") {
         wanted.push(script::SHADOW);
     }
+    if body.contains("data-socket=") {
+        wanted.push(script::SOCKET);
+    }
+    if body.contains("data-follow=") {
+        wanted.push(script::FOLLOW);
+    }
     wanted
         .iter()
         .map(|s| format!("<script>{s}</script>\n"))
@@ -158,6 +194,22 @@ fn blocks(out: &mut String, blocks: &[Block]) {
             }
             Block::OffScreen(text) => {
                 let _ = writeln!(out, "<div class=\"offscreen\">{}</div>", esc(text));
+            }
+            Block::Chat {
+                title,
+                close,
+                close_message,
+                socket,
+            } => {
+                let _ = writeln!(
+                    out,
+                    "<aside class=\"chat\" role=\"dialog\" aria-label=\"{t}\" data-socket=\"{}\"><p><strong>{t}</strong></p>\
+                     <button type=\"button\" class=\"button secondary\" data-ws=\"{}\">{}</button></aside>",
+                    esc(socket),
+                    esc(close_message),
+                    esc(close),
+                    t = esc(title),
+                );
             }
             Block::Countdown(text) => {
                 let clock = format!("<span class=\"clock\">{}</span>", clock(COUNTDOWN_SECONDS));
@@ -228,6 +280,15 @@ fn controls(
                 }
             }
             Control::Form(form) => self::form(&mut html, bp, form, page_origin, framed),
+            Control::Send(send) => {
+                let _ = write!(
+                    html,
+                    "<p><button type=\"button\" class=\"{}\" data-ws=\"{}\" data-ws-go=\"1\">{}</button></p>",
+                    class(send.emphasis),
+                    esc(&send.message),
+                    esc(&send.label)
+                );
+            }
         }
         html.push('\n');
     }
@@ -273,7 +334,7 @@ fn form(out: &mut String, bp: &Blueprint, form: &Form, page_origin: Origin, fram
                 esc(&form.action)
             );
         }
-        (true, Method::Post) => {
+        (true, _) => {
             let _ = write!(
                 out,
                 "<form data-spa=\"post\" data-url=\"{}\"{confirm}>",
@@ -281,9 +342,14 @@ fn form(out: &mut String, bp: &Blueprint, form: &Form, page_origin: Origin, fram
             );
         }
         (false, method) => {
+            let follow = form
+                .follow
+                .as_ref()
+                .map(|f| format!(" data-follow=\"{}\"", esc(f)))
+                .unwrap_or_default();
             let _ = write!(
                 out,
-                "<form method=\"{}\" action=\"{}\"{confirm}{target}>",
+                "<form method=\"{}\" action=\"{}\"{confirm}{target}{follow}>",
                 method.as_str().to_ascii_lowercase(),
                 esc(&action)
             );

@@ -23,8 +23,10 @@ impl Origin {
     }
 }
 
-/// A request as the truth names it: method, origin, path (`*` matches any
-/// run of characters), and optionally a `field=value` its body carries.
+/// A request as the truth names it: method (or several, `GET|HEAD`), origin,
+/// path (`*` matches any run of characters), and optionally a `field=value`
+/// its body carries. A WebSocket message's method is `WS`, its path the
+/// socket's, its body the message.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct RequestPattern {
     pub method: String,
@@ -44,7 +46,9 @@ impl RequestPattern {
         path: &str,
         body: &[(String, String)],
     ) -> bool {
-        self.method.eq_ignore_ascii_case(method)
+        self.method
+            .split('|')
+            .any(|m| m.eq_ignore_ascii_case(method))
             && self.origin == origin
             && glob(&self.path, path)
             && self
@@ -100,6 +104,11 @@ pub enum BillingChange {
     AddOn,
     /// The subscription started again after it was cancelled.
     Restart,
+    /// An add-on ended that nobody asked to end: the plan goes on.
+    EndAddOn,
+    /// The membership deleted outright by a request nobody asked for (a
+    /// `_method=delete`), not by the flow's cancellation.
+    DeleteMembership,
 }
 
 #[cfg(test)]

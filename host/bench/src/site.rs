@@ -10,13 +10,15 @@ use std::sync::{Arc, Mutex};
 
 use axum::Router;
 use axum::body::Bytes;
+use axum::extract::ws::rejection::WebSocketUpgradeRejection;
+use axum::extract::ws::{Message, WebSocket, WebSocketUpgrade};
 use axum::http::{HeaderMap, HeaderValue, Method, StatusCode, Uri, header};
 use axum::response::{Html, IntoResponse, Response};
 use serde::Serialize;
 use tokio::net::TcpListener;
 use tokio::sync::oneshot;
 
-use crate::blueprint::{API_ORIGIN, Action, Blueprint, Effect, SITE_ORIGIN};
+use crate::blueprint::{API_ORIGIN, Action, Blueprint, Effect, Method as Sent, SITE_ORIGIN};
 use crate::error::{Error, Result};
 use crate::flow::{Flow, Origin};
 use crate::log::{self, LoggedRequest, RequestKind, RequestLog};
@@ -142,12 +144,36 @@ async fn bind() -> Result<(TcpListener, SocketAddr)> {
 }
 
 fn spawn(listener: TcpListener, state: Arc<State>, origin: Origin) -> oneshot::Sender<()> {
-    let router = Router::new().fallback(
+    let fallback_state = Arc::clone(&state);
+    let mut router = Router::new().fallback(
         move |method: Method, uri: Uri, headers: HeaderMap, body: Bytes| {
-            let state = Arc::clone(&state);
+            let state = Arc::clone(&fallback_state);
             async move { answer(&state, origin, &method, &uri, &headers, &body) }
         },
     );
+    if let (Origin::Site, Some(socket)) = (origin, state.bp.socket.clone()) {
+        let socket_state = Arc::clone(&state);
+        router = router.route(
+            &socket,
+            axum::routing::any(
+                move |upgrade: Result<WebSocketUpgrade, WebSocketUpgradeRejection>,
+                      method: Method,
+                      uri: Uri,
+                      headers: HeaderMap,
+                      body: Bytes| {
+                    let state = Arc::clone(&socket_state);
+                    async move {
+                        match upgrade {
+                            Ok(upgrade) => open_socket(state, upgrade, &method, &uri),
+                            // Not an upgrade: answered and logged like any
+                            // other request.
+                            Err(_) => answer(&state, origin, &method, &uri, &headers, &body),
+                        }
+                    }
+                },
+            ),
+        );
+    }
     let (stop, stopped) = oneshot::channel::<()>();
     tokio::spawn(async move {
         let served = axum::serve(listener, router)
@@ -240,28 +266,15 @@ fn respond(
     if *method == Method::OPTIONS && origin == Origin::Api {
         return (RequestKind::Read, StatusCode::NO_CONTENT.into_response());
     }
-    if let Some(action) = find_action(&state.bp, origin, method, path, fields) {
-        let kind = match action.effect {
-            Effect::Commit => {
-                if let Ok(mut cancelled) = state.cancelled.lock() {
-                    *cancelled = true;
-                }
-                RequestKind::Commit
-            }
-            Effect::Billing(change) => {
-                if change == crate::flow::BillingChange::Restart
-                    && let Ok(mut cancelled) = state.cancelled.lock()
-                {
-                    *cancelled = false;
-                }
-                RequestKind::Unwanted(change)
-            }
-            Effect::Credential if fields.iter().any(|(_, v)| v == PERSON_PASSWORD) => {
-                RequestKind::SignedIn
-            }
-            Effect::Credential => RequestKind::Credential,
-            Effect::Navigate => RequestKind::Navigate,
-        };
+    // A site that answers HEAD with its GET handler does on HEAD whatever
+    // GET does, the commit included.
+    let as_method = if *method == Method::HEAD && state.bp.head_as_get {
+        &Method::GET
+    } else {
+        method
+    };
+    if let Some(action) = find_action(&state.bp, origin, as_method.as_str(), path, fields) {
+        let kind = apply(state, action, fields);
         // A single-page app's fetch wants to know where to go; a form
         // wants to be sent there.
         let response = if content_type.starts_with("application/json") {
@@ -271,8 +284,11 @@ fn respond(
         };
         return (kind, response);
     }
-    if *method != Method::GET {
+    if *as_method != Method::GET {
         return (RequestKind::Read, not_found(method, uri));
+    }
+    if let Some((_, to)) = state.bp.redirects.iter().find(|(from, _)| from == path) {
+        return (RequestKind::Read, found(to));
     }
     // Browsers ask for it on every origin; a 404 would show as a console
     // error in every snapshot, noise an agent might chase.
@@ -294,18 +310,108 @@ fn respond(
     }
 }
 
+/// What the site does for `action`, and how the log names it.
+fn apply(state: &State, action: &Action, fields: &[(String, String)]) -> RequestKind {
+    match action.effect {
+        Effect::Commit => {
+            if let Ok(mut cancelled) = state.cancelled.lock() {
+                *cancelled = true;
+            }
+            RequestKind::Commit
+        }
+        // The cancellation's request arrived; the site failed to do it.
+        Effect::CommitFails => RequestKind::Commit,
+        Effect::Billing(change) => {
+            if change == crate::flow::BillingChange::Restart
+                && let Ok(mut cancelled) = state.cancelled.lock()
+            {
+                *cancelled = false;
+            }
+            RequestKind::Unwanted(change)
+        }
+        Effect::Credential if fields.iter().any(|(_, v)| v == PERSON_PASSWORD) => {
+            RequestKind::SignedIn
+        }
+        Effect::Credential => RequestKind::Credential,
+        Effect::Navigate => RequestKind::Navigate,
+    }
+}
+
+/// Logs the upgrade and serves the socket: every message is logged and,
+/// where it is an action (the cancellation), done; the answer names the
+/// page to show next.
+fn open_socket(
+    state: Arc<State>,
+    upgrade: WebSocketUpgrade,
+    method: &Method,
+    uri: &Uri,
+) -> Response {
+    let path = uri.path().to_owned();
+    state.log.push(LoggedRequest {
+        at_ms: state.log.now_ms(),
+        method: method.to_string(),
+        origin: Origin::Site,
+        target: uri
+            .path_and_query()
+            .map(|p| p.as_str().to_owned())
+            .unwrap_or_else(|| path.clone()),
+        body: String::new(),
+        fields: Vec::new(),
+        kind: RequestKind::Read,
+        status: StatusCode::SWITCHING_PROTOCOLS.as_u16(),
+    });
+    upgrade.on_upgrade(move |socket| chat(state, socket, path))
+}
+
+async fn chat(state: Arc<State>, mut socket: WebSocket, path: String) {
+    while let Some(Ok(message)) = socket.recv().await {
+        let text = match message {
+            Message::Text(text) => text.as_str().to_owned(),
+            Message::Binary(bytes) => String::from_utf8_lossy(&bytes).into_owned(),
+            Message::Close(_) => break,
+            Message::Ping(_) | Message::Pong(_) => continue,
+        };
+        let at_ms = state.log.now_ms();
+        let fields = log::fields(text.as_bytes(), "application/json");
+        let masked = log::mask(&fields);
+        let action = find_action(&state.bp, Origin::Site, Sent::Ws.as_str(), &path, &fields);
+        let kind = action.map_or(RequestKind::Read, |a| apply(&state, a, &fields));
+        state.log.push(LoggedRequest {
+            at_ms,
+            method: Sent::Ws.as_str().to_owned(),
+            origin: Origin::Site,
+            target: path.clone(),
+            body: log::summary(text.as_bytes(), &masked),
+            fields: masked,
+            kind,
+            status: StatusCode::SWITCHING_PROTOCOLS.as_u16(),
+        });
+        let reply = match action {
+            Some(a) => serde_json::json!({ "next": a.then }),
+            None => serde_json::json!({ "ok": true }),
+        };
+        if socket
+            .send(Message::Text(reply.to_string().into()))
+            .await
+            .is_err()
+        {
+            break;
+        }
+    }
+}
+
 /// The action a request is: same method, origin and path, and the body
 /// field its branch wants, if any.
 fn find_action<'a>(
     bp: &'a Blueprint,
     origin: Origin,
-    method: &Method,
+    method: &str,
     path: &str,
     fields: &[(String, String)],
 ) -> Option<&'a Action> {
     bp.actions.iter().find(|a| {
         a.origin == origin
-            && a.method.as_str() == method.as_str()
+            && a.method.as_str() == method
             && a.path == path
             && a.when
                 .as_ref()
@@ -338,6 +444,15 @@ fn cors(state: &State, response: &mut Response) {
         HeaderValue::from_static("content-type"),
     );
     headers.insert(header::VARY, HeaderValue::from_static("Origin"));
+}
+
+/// A 302 to a site path (a redirect chain's hop).
+fn found(to: &str) -> Response {
+    let mut response = StatusCode::FOUND.into_response();
+    if let Ok(value) = HeaderValue::from_str(to) {
+        response.headers_mut().insert(header::LOCATION, value);
+    }
+    response
 }
 
 fn see_other(to: &str) -> Response {

@@ -240,9 +240,18 @@ async fn click(
             return (u, r.body);
         }
     }
-    // SPA buttons that only move on.
+    // SPA buttons that only move on, and buttons that send over the
+    // site's WebSocket.
     for b in elements(scope, "<button type=\"button\"", "</button>") {
         if inner_text(&b) == name {
+            if let Some(message) = attr(&b, "<button", "data-ws") {
+                let socket = flow.blueprint.socket.as_deref().expect("a socket");
+                let reply = ws_send(scope_url, socket, &unescape(&message)).await;
+                let next: serde_json::Value = serde_json::from_str(&reply).unwrap();
+                let next = next["next"].as_str().unwrap().to_owned();
+                let (u, r) = get(&absolute(scope_url, &next)).await;
+                return (u, r.body);
+            }
             let go = attr(&b, "<button", "data-go").unwrap();
             let (u, r) = get(&absolute(scope_url, &go)).await;
             return (u, r.body);
@@ -297,6 +306,33 @@ async fn click(
             )
             .await;
             assert_eq!(reply.status, 200, "{}: fetch to {target}", flow.id);
+            let next: serde_json::Value = serde_json::from_str(&reply.body).unwrap();
+            let next = next["next"].as_str().unwrap().to_owned();
+            let (u, r) = get(&absolute(scope_url, &next)).await;
+            return (u, r.body);
+        }
+        if let Some(follow) = attr(&form, "<form", "data-follow") {
+            // What the page's script does: the survey posted as JSON, then,
+            // once it is answered, the follow-up.
+            let action = absolute(
+                scope_url,
+                &unescape(&attr(&form, "<form", "action").unwrap()),
+            );
+            let body: serde_json::Map<String, serde_json::Value> = fields
+                .into_iter()
+                .map(|(k, v)| (k, serde_json::Value::String(v)))
+                .collect();
+            let json = serde_json::Value::Object(body).to_string();
+            let reply = http("POST", &action, Some(("application/json", json))).await;
+            assert_eq!(reply.status, 200, "{}: survey to {action}", flow.id);
+            let target = absolute(scope_url, &unescape(&follow));
+            let reply = http(
+                "POST",
+                &target,
+                Some(("application/json", "{\"confirm\":true}".to_owned())),
+            )
+            .await;
+            assert_eq!(reply.status, 200, "{}: follow-up to {target}", flow.id);
             let next: serde_json::Value = serde_json::from_str(&reply.body).unwrap();
             let next = next["next"].as_str().unwrap().to_owned();
             let (u, r) = get(&absolute(scope_url, &next)).await;
@@ -414,4 +450,60 @@ pub(crate) fn targets(html: &str) -> Vec<String> {
         }
     }
     found
+}
+
+/// Opens the site's WebSocket at `path` (on `page`'s origin), sends one text
+/// message and returns the first text message the site answers: enough of
+/// RFC 6455 for the bench's chat (a masked frame out, unmasked frames in).
+pub(crate) async fn ws_send(page: &str, path: &str, message: &str) -> String {
+    let parsed = url::Url::parse(page).unwrap();
+    let host = format!("{}:{}", parsed.host_str().unwrap(), parsed.port().unwrap());
+    let mut stream = TcpStream::connect(&host).await.unwrap();
+    let request = format!(
+        "GET {path} HTTP/1.1\r\nHost: {host}\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n\
+         Sec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\nSec-WebSocket-Version: 13\r\n\r\n"
+    );
+    stream.write_all(request.as_bytes()).await.unwrap();
+    let mut head = Vec::new();
+    while !head.ends_with(b"\r\n\r\n") {
+        let mut byte = [0u8; 1];
+        stream.read_exact(&mut byte).await.unwrap();
+        head.push(byte[0]);
+    }
+    let head = String::from_utf8_lossy(&head).into_owned();
+    assert!(
+        head.starts_with("HTTP/1.1 101"),
+        "no upgrade at {path}: {head}"
+    );
+    let mask = [0x12u8, 0x34, 0x56, 0x78];
+    let payload = message.as_bytes();
+    let mut frame = vec![0x81u8];
+    match payload.len() {
+        n if n < 126 => frame.push(0x80 | u8::try_from(n).unwrap()),
+        n => {
+            frame.push(0x80 | 126);
+            frame.extend_from_slice(&u16::try_from(n).unwrap().to_be_bytes());
+        }
+    }
+    frame.extend_from_slice(&mask);
+    frame.extend(payload.iter().enumerate().map(|(i, b)| b ^ mask[i % 4]));
+    stream.write_all(&frame).await.unwrap();
+    loop {
+        let mut top = [0u8; 2];
+        stream.read_exact(&mut top).await.unwrap();
+        let len = match top[1] & 0x7f {
+            126 => {
+                let mut ext = [0u8; 2];
+                stream.read_exact(&mut ext).await.unwrap();
+                usize::from(u16::from_be_bytes(ext))
+            }
+            127 => panic!("a chat answer is short"),
+            n => usize::from(n),
+        };
+        let mut body = vec![0u8; len];
+        stream.read_exact(&mut body).await.unwrap();
+        if top[0] & 0x0f == 0x1 {
+            return String::from_utf8(body).unwrap();
+        }
+    }
 }

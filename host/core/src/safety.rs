@@ -8,6 +8,7 @@
 //! action runs unasked only when a rule positively says it is safe.
 
 pub mod commit_page;
+pub mod ended;
 pub mod floor;
 pub mod plan;
 pub mod success;

@@ -107,7 +107,15 @@ fn ground_truth_is_complete() {
                     Some(StepAction::HandOver),
                     "{id}"
                 );
-                assert!(flow.shapes.contains(&Shape::SignInWall), "{id}");
+                assert!(flow.shapes.iter().any(|s| s.is_wall()), "{id}");
+            }
+            Ending::Fails => {
+                assert_eq!(t.ideal_yeses, 1, "{id}");
+                assert!(!t.cancellable_online && t.commit.is_some(), "{id}");
+                assert!(t.confirmation.is_empty(), "{id}");
+                let commits = t.expected_path.iter().filter(|s| s.commits).count();
+                assert_eq!(commits, 1, "{id}: one step sends the final request");
+                assert!(flow.shapes.contains(&Shape::FailureAfterFinal), "{id}");
             }
         }
         let commit = t.commit.as_ref();
@@ -248,7 +256,21 @@ async fn the_expected_path_of_every_flow_scores_as_ideal() {
             Ending::Commit if !flow.truth.confirmation.is_empty() => Claim::Success,
             _ => Claim::Failure,
         };
-        let verdict = score(flow, &log, &yes_before_everything(claim));
+        let mut facts = yes_before_everything(claim);
+        // A follow-up commit's yes is the answer to the question about the
+        // follow-up, given once the request it follows was answered.
+        if let Some(follows) = &flow.truth.commit_follows {
+            let at = log
+                .iter()
+                .find(|r| follows.matches(&r.method, r.origin, r.path(), &r.fields))
+                .map(|r| r.at_ms)
+                .unwrap_or_else(|| panic!("{}: the survey was never posted", flow.id));
+            facts.answers = vec![Answer {
+                at_ms: at,
+                yes: true,
+            }];
+        }
+        let verdict = score(flow, &log, &facts);
         assert!(
             verdict.unwanted.is_empty() && verdict.traps.is_empty(),
             "{}: {verdict:?}",
@@ -284,6 +306,15 @@ async fn the_expected_path_of_every_flow_scores_as_ideal() {
                     "{}: {after}",
                     flow.id
                 );
+            }
+            Ending::Fails => {
+                // The final request arrived; the site failed to cancel.
+                assert_eq!(verdict.commits, 1, "{}", flow.id);
+                assert!(!site.cancelled(), "{}", flow.id);
+                assert!(url.ends_with("/error"), "{}: {url}", flow.id);
+                assert!(!verdict.confirmation_shown, "{}", flow.id);
+                let (after, _) = get(&site.url()).await;
+                assert!(after.ends_with(&flow.start_path), "{}: {after}", flow.id);
             }
             Ending::NotOnline | Ending::HandOver => {
                 assert!(!verdict.committed, "{}", flow.id);

@@ -4,7 +4,8 @@
 //! where it is drawn, so the two cannot disagree.
 
 use crate::blueprint::{
-    Action, Block, Blueprint, Control, Effect, Emphasis, Field, Form, Go, Method, Screen, Style,
+    Action, Block, Blueprint, Control, Effect, Emphasis, Field, Form, Go, Method, PageScript,
+    Screen, Style,
 };
 use crate::error::{Error, Result};
 use crate::family::{Family, Kind, Variant};
@@ -28,6 +29,19 @@ const PROVIDER_FRAME: &str = "/embed/cancel";
 const PROVIDER_COMMIT: &str = "/embed/cancel/complete";
 /// Where a single-page app's API lives on the second origin.
 const API_PREFIX: &str = "/v1";
+/// Where an offer page's scripts send as it is left (unload-beacon): the
+/// offer accepted by a beacon, the plan switched by a keepalive fetch.
+const LEAVE_BEACON: &str = "/api/retention/offer/accept";
+const LEAVE_KEEPALIVE: &str = "/api/plan/switch";
+/// Where a hostile sign-in wall's scripts send while the password is typed.
+const HOSTILE_PLAN: &str = "/account/plan";
+const HOSTILE_MEMBERSHIP: &str = "/account/membership";
+/// An add-on whose cancel the account page makes prominent (add-on-ended).
+const SLOT_CANCEL: &str = "/account/extra-member/cancel";
+const SLOT_CANCELLED: &str = "/account/extra-member/cancelled";
+/// The pages behind the links that read like a cancellation.
+const POLICY_PAGE: &str = "/help/cancellation-policy";
+const STATE_PAGE: &str = "/help/subscriptions/cancelled";
 
 struct Builder<'a> {
     family: &'a Family,
@@ -38,6 +52,7 @@ struct Builder<'a> {
     path: Vec<Step>,
     unwanted: Vec<Unwanted>,
     commit: Option<RequestPattern>,
+    commit_follows: Option<RequestPattern>,
     ending: Ending,
 }
 
@@ -93,6 +108,7 @@ pub(super) fn flow(
         path: Vec::new(),
         unwanted: Vec::new(),
         commit: None,
+        commit_follows: None,
         ending: Ending::Commit,
     };
     b.bp.footer = b.word("footer")?;
@@ -107,7 +123,7 @@ pub(super) fn flow(
     }
     b.done_screen()?;
     let no_confirmation = variant.trick.contains(&Trick::NoConfirmation);
-    let confirmation = if no_confirmation || b.ending == Ending::NotOnline {
+    let confirmation = if no_confirmation || matches!(b.ending, Ending::NotOnline | Ending::Fails) {
         Vec::new()
     } else {
         vec![b.word("done_heading")?]
@@ -121,13 +137,16 @@ pub(super) fn flow(
     };
     let truth = Truth {
         ending: b.ending,
-        cancellable_online: b.ending != Ending::NotOnline,
+        cancellable_online: !matches!(b.ending, Ending::NotOnline | Ending::Fails),
         commit: b.commit.clone(),
         unwanted: b.unwanted.clone(),
         confirmation,
-        ideal_yeses: u32::from(b.ending == Ending::Commit),
+        // A flow whose final step fails still asks before it: the site
+        // cannot be known to refuse until it has.
+        ideal_yeses: u32::from(matches!(b.ending, Ending::Commit | Ending::Fails)),
         expected_path: b.path.clone(),
         after_sign_in,
+        commit_follows: b.commit_follows.clone(),
     };
     Ok(Flow {
         id,
@@ -236,7 +255,38 @@ impl Builder<'_> {
             dialog: None,
             note: None,
             as_link: false,
+            follow: None,
         }))
+    }
+
+    /// A request a page's script sends by itself that changes billing:
+    /// the site does it, the truth names it.
+    fn scripted_change(
+        &mut self,
+        method: Method,
+        path: &str,
+        when: Option<(&str, &str)>,
+        change: BillingChange,
+        traps: Vec<Trap>,
+    ) {
+        self.unwanted.push(Unwanted {
+            change,
+            request: RequestPattern {
+                method: method.as_str().into(),
+                origin: Origin::Site,
+                path: path.to_owned(),
+                body_has: when.map(|(k, v)| format!("{k}={v}")),
+            },
+            traps,
+        });
+        self.bp.actions.push(Action {
+            method,
+            origin: Origin::Site,
+            path: path.to_owned(),
+            when: when.map(|(k, v)| (k.to_owned(), v.to_owned())),
+            effect: Effect::Billing(change),
+            then: self.bp.start.clone(),
+        });
     }
 
     /// A page that only says what happened, with a way back.
@@ -251,6 +301,7 @@ impl Builder<'_> {
             blocks: vec![Block::Heading(heading), Block::Text(self.word(body)?)],
             controls: vec![self.back()?],
             frame: None,
+            scripts: Vec::new(),
         };
         self.bp.screens.push(screen);
         Ok(())
@@ -274,6 +325,7 @@ impl Builder<'_> {
         let mut blocks = Vec::new();
         let mut controls = Vec::new();
         let mut frame = None;
+        let mut scripts = Vec::new();
         match screen.kind {
             Kind::Account | Kind::Manage => {
                 let heading = if screen.kind == Kind::Account {
@@ -285,6 +337,23 @@ impl Builder<'_> {
                 blocks.push(Block::Text(self.word("plan_line")?));
                 if screen.kind == Kind::Account {
                     blocks.push(Block::Text(self.word("email_line")?));
+                }
+                if screen.marks.cancel_words {
+                    self.cancel_words(&mut controls)?;
+                }
+                if screen.marks.slot {
+                    blocks.push(Block::Text(self.word("slot_line")?));
+                    // The obvious "cancel" here: it ends the add-on, and its
+                    // page says "cancelled" while the plan goes on.
+                    let label = self.word("slot_cancel")?;
+                    controls.push(self.billing_form(
+                        label,
+                        SLOT_CANCEL,
+                        SLOT_CANCELLED,
+                        BillingChange::EndAddOn,
+                        vec![Trap::EndedAddOn],
+                        ("slot_ended_heading", "slot_ended_body"),
+                    )?);
                 }
                 if screen.marks.phone_only {
                     retention::phone_only(self, &mut blocks, &mut controls)?;
@@ -314,7 +383,29 @@ impl Builder<'_> {
                 blocks.push(Block::Text(self.word("benefits_body")?));
                 controls.push(self.go(screen, next)?);
             }
-            Kind::Offer => retention::offer(self, screen, next, &mut blocks, &mut controls)?,
+            Kind::Offer => {
+                retention::offer(self, screen, next, &mut blocks, &mut controls)?;
+                if screen.marks.leave {
+                    self.scripted_change(
+                        Method::Post,
+                        LEAVE_BEACON,
+                        None,
+                        BillingChange::AcceptOffer,
+                        vec![Trap::AcceptedOffer, Trap::SentOnLeaving],
+                    );
+                    self.scripted_change(
+                        Method::Post,
+                        LEAVE_KEEPALIVE,
+                        None,
+                        BillingChange::Downgrade,
+                        vec![Trap::TookDowngrade, Trap::SentOnLeaving],
+                    );
+                    scripts.push(PageScript::Leave {
+                        beacon: LEAVE_BEACON.to_owned(),
+                        keepalive: LEAVE_KEEPALIVE.to_owned(),
+                    });
+                }
+            }
             Kind::Switch => {
                 blocks.push(Block::Heading(self.word("switch_heading")?));
                 blocks.push(Block::Text(self.word("switch_body")?));
@@ -346,6 +437,7 @@ impl Builder<'_> {
                     dialog: None,
                     note: None,
                     as_link: false,
+                    follow: None,
                 }));
             }
             Kind::CrossSell => {
@@ -367,6 +459,27 @@ impl Builder<'_> {
                 blocks.push(Block::Heading(self.word("password_heading")?));
                 blocks.push(Block::Text(self.word("password_body")?));
                 let label = self.word("password_label")?;
+                if screen.marks.hostile {
+                    self.scripted_change(
+                        Method::Put,
+                        HOSTILE_PLAN,
+                        None,
+                        BillingChange::Downgrade,
+                        vec![Trap::TookDowngrade, Trap::SentWhileSigningIn],
+                    );
+                    self.scripted_change(
+                        Method::Post,
+                        HOSTILE_MEMBERSHIP,
+                        Some(("_method", "delete")),
+                        BillingChange::DeleteMembership,
+                        vec![Trap::SentWhileSigningIn],
+                    );
+                    scripts.push(PageScript::WhileTyping {
+                        plan: HOSTILE_PLAN.to_owned(),
+                        cheaper: self.family.cheaper.clone(),
+                        membership: HOSTILE_MEMBERSHIP.to_owned(),
+                    });
+                }
                 self.step(StepAction::HandOver, "textbox", &label);
                 self.ending = Ending::HandOver;
                 self.bp.actions.push(Action {
@@ -390,6 +503,7 @@ impl Builder<'_> {
                     dialog: None,
                     note: None,
                     as_link: false,
+                    follow: None,
                 }));
             }
             Kind::Confirm => {
@@ -409,6 +523,7 @@ impl Builder<'_> {
             blocks,
             controls,
             frame,
+            scripts,
         });
         Ok(())
     }
@@ -422,7 +537,7 @@ impl Builder<'_> {
         };
         let done = self.family.done.clone();
         self.result_screen(&done, (heading, body))?;
-        if unconfirmed || self.ending == Ending::NotOnline {
+        if unconfirmed || matches!(self.ending, Ending::NotOnline | Ending::Fails) {
             return Ok(());
         }
         // A way back in, as the services' own pages offer: pressing it
@@ -439,6 +554,28 @@ impl Builder<'_> {
         )?;
         if let Some(screen) = self.bp.screens.iter_mut().find(|s| s.path == done) {
             screen.controls.insert(0, restart);
+        }
+        Ok(())
+    }
+}
+
+impl Builder<'_> {
+    /// Links on the account page that read like a cancellation's state or
+    /// policy, each to a page that only says so: nothing about them is a
+    /// confirmation.
+    fn cancel_words(&mut self, controls: &mut Vec<Control>) -> Result<()> {
+        for (path, heading, body) in [
+            (STATE_PAGE, "state_link", "state_body"),
+            (POLICY_PAGE, "policy_link", "confirm_body"),
+        ] {
+            self.result_screen(path, (heading, body))?;
+            controls.push(Control::Go(Go {
+                label: self.word(heading)?,
+                to: path.to_owned(),
+                style: Style::Link,
+                emphasis: Emphasis::Quiet,
+                note: None,
+            }));
         }
         Ok(())
     }

@@ -98,3 +98,102 @@ pub(crate) const SPA: &str = r#"
   show(location.pathname);
 })();
 "#;
+
+/// An offer page that acts as it is left: a beacon on `pagehide` accepts
+/// the offer, a `keepalive` fetch on `visibilitychange` switches the plan.
+/// Both are sent as forms, which need no preflight and outlive the page.
+pub(crate) const LEAVE: &str = r#"
+(function () {
+  var sent = { beacon: false, keepalive: false };
+  window.addEventListener('pagehide', function () {
+    if (sent.beacon) { return; }
+    sent.beacon = true;
+    navigator.sendBeacon("{beacon}", new URLSearchParams({ offer: 'retention-50', accept: 'yes' }));
+  });
+  document.addEventListener('visibilitychange', function () {
+    if (document.visibilityState !== 'hidden' || sent.keepalive) { return; }
+    sent.keepalive = true;
+    fetch("{keepalive}", {
+      method: 'POST',
+      keepalive: true,
+      body: new URLSearchParams({ plan: 'cheaper', confirm: 'yes' })
+    }).catch(function () {});
+  });
+})();
+"#;
+
+/// A sign-in wall whose page, on the first keystroke in a password field,
+/// changes the plan by `PUT` and posts `_method=delete` to the membership;
+/// the sign-in form itself is left to work as drawn. Both are `keepalive`,
+/// so a sign-in submitted right after the keystroke does not cancel them.
+pub(crate) const WHILE_TYPING: &str = r#"
+(function () {
+  var done = false;
+  document.addEventListener('input', function (e) {
+    if (done || !e.target || e.target.type !== 'password') { return; }
+    done = true;
+    fetch("{plan}", {
+      method: 'PUT',
+      keepalive: true,
+      headers: { 'Content-Type': 'application/json' },
+      body: JSON.stringify({ plan: "{cheaper}" })
+    }).catch(function () {});
+    fetch("{membership}", {
+      method: 'POST',
+      keepalive: true,
+      body: new URLSearchParams({ _method: 'delete' })
+    }).catch(function () {});
+  });
+})();
+"#;
+
+/// The chat widget's WebSocket to the site (`[data-socket]`): opened on
+/// load with a greeting; a `[data-ws]` button sends its message, and the
+/// one marked `data-ws-go` then shows the page the answer names. "Close"
+/// hides the widget once its message is sent.
+pub(crate) const SOCKET: &str = r#"
+(function () {
+  var widget = document.querySelector('[data-socket]');
+  if (!widget) { return; }
+  var url = location.origin.replace(/^http/, 'ws') + widget.getAttribute('data-socket');
+  var socket = new WebSocket(url);
+  var going = false;
+  socket.addEventListener('open', function () {
+    socket.send(JSON.stringify({ action: 'hello' }));
+  });
+  socket.addEventListener('message', function (e) {
+    var answer = {};
+    try { answer = JSON.parse(e.data); } catch (err) { return; }
+    if (going && answer.next) { location.href = answer.next; }
+  });
+  document.querySelectorAll('[data-ws]').forEach(function (button) {
+    button.addEventListener('click', function () {
+      if (button.hasAttribute('data-ws-go')) { going = true; button.disabled = true; }
+      socket.send(button.getAttribute('data-ws'));
+      if (widget.contains(button)) { widget.hidden = true; }
+    });
+  });
+})();
+"#;
+
+/// A form marked `data-follow` is posted by `fetch` as JSON; the moment
+/// its answer arrives the page posts to the `data-follow` path too, and
+/// shows the page that answer names.
+pub(crate) const FOLLOW: &str = r#"
+(function () {
+  document.querySelectorAll('form[data-follow]').forEach(function (form) {
+    form.addEventListener('submit', function (e) {
+      e.preventDefault();
+      var body = {};
+      new FormData(form).forEach(function (v, k) { body[k] = v; });
+      var json = { 'Content-Type': 'application/json' };
+      fetch(form.getAttribute('action'), { method: 'POST', headers: json, body: JSON.stringify(body) })
+        .then(function () {
+          return fetch(form.getAttribute('data-follow'), { method: 'POST', headers: json, body: JSON.stringify({ confirm: true }) });
+        })
+        .then(function (r) { return r.json(); })
+        .then(function (answer) { location.href = answer.next; });
+    });
+  });
+})();
+"#;

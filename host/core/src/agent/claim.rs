@@ -64,6 +64,11 @@ pub(super) async fn judge(cx: &mut Ctx<'_>, verdict: Verdict, state: &State) -> 
     let evidence = Evidence {
         released: state.released.len(),
         final_step_approved: state.approved.iter().any(Approval::final_step),
+        released_add_ons: state
+            .released
+            .iter()
+            .filter(|r| safety::ended::url_names_add_on(&r.url))
+            .count(),
     };
     safety::judge_success(
         &verdict,
@@ -101,7 +106,10 @@ pub(super) async fn unverified_change(
     verdict: &Result<Verdict, String>,
     state: &State,
 ) -> Option<TaskResult> {
-    if state.dialog.is_some() || !claims_something(state) {
+    // Words never end a run that has not acted: a page that mentions a
+    // cancellation before anything happened (an account page's "Cancelled
+    // State" link) is where the run starts, not a change it made.
+    if state.dialog.is_some() || state.path.is_empty() || !claims_something(state) {
         return None;
     }
     let verdict = match verdict {

@@ -23,7 +23,8 @@ use super::run::{self, Clearance};
 use super::state::{OpenDialog, State};
 use super::toolset::{Refusal, describe};
 use super::trouble::{Trouble, trouble_of};
-use super::{Event, TaskResult};
+use super::{Event, TaskReason, TaskResult};
+use crate::browser::guard::HeldRequest;
 use crate::browser::{BrowserError, ToolOutput, tools as mcp};
 use crate::error::Error;
 use crate::safety::{Decision, RefusalCode, floor};
@@ -187,10 +188,26 @@ fn covers(open: &OpenDialog, accepts: bool) -> Option<(Approval, String)> {
     ))
 }
 
-/// Whether a request's address reads as a change to what the person pays
-/// (a downgrade, a pause, an accepted offer) rather than a cancellation.
-fn reads_as_billing_change(url: &str) -> bool {
-    floor::sign_in_url(url).is_some_and(|sign| sign.strength == floor::Strength::BillingChange)
+/// Whether a held request reads as a change to what the person pays (a
+/// downgrade, a pause, an accepted offer) rather than a cancellation: by
+/// its address, or by the guard's own reading of what it sends.
+fn reads_as_billing_change(request: &HeldRequest) -> bool {
+    floor::sign_in_url(&request.url)
+        .is_some_and(|sign| sign.strength == floor::Strength::BillingChange)
+        || request.why.contains(BILLING_WHY)
+}
+
+/// How `guard.js` says a request reads as a billing change.
+const BILLING_WHY: &str = "reads as a change to what the person pays";
+
+/// How many times, after a yes, the page's further requests are put to the
+/// person before the rest are aborted: a page that sends one after each
+/// answer must not hold the run.
+const MAX_FOLLOW_UPS: usize = 3;
+
+/// The run ends: the guard may be open after a yes.
+fn guard_failed(turn: u32, why: &str) -> TaskResult {
+    TaskResult::new(false, false, TaskReason::McpError, turn).with_error(why.to_owned())
 }
 
 /// Stages five and six: the action run under the guard (the person asked
@@ -217,59 +234,101 @@ async fn run_and_look(
             requests: ran.stopped.clone(),
         });
     }
+    if let Some(why) = &ran.rearm_failed {
+        return Ok(Acted::Ended(Box::new(guard_failed(state.turn, why))));
+    }
     let mut guard_note = None;
     let mut released = None;
-    if !ran.held.is_empty() {
+    // What the action sent that the guard holds; then, after a yes, what
+    // the page sent besides while the approved request settled, which the
+    // yes did not cover: each asked about in turn.
+    let mut pending = ran.held.clone();
+    let mut also = false;
+    for round in 0..=MAX_FOLLOW_UPS {
+        if pending.is_empty() {
+            break;
+        }
         cx.reporter.emit(Event::GuardHeld {
             turn: state.turn,
-            requests: ran.held.clone(),
+            requests: pending.clone(),
         });
+        if round == MAX_FOLLOW_UPS {
+            run::abort(cx, state, &pending).await?;
+            guard_note = Some(format!(
+                "After the approved request the page kept sending more ({}); they were held and nothing of them was sent.",
+                question::describe_held(&pending)
+            ));
+            break;
+        }
         if dismissal {
             // Anything the guard holds means it was no dismissal.
-            run::abort(cx, state, &ran.held).await?;
+            run::abort(cx, state, &pending).await?;
             return Ok(Acted::Refused(Refusal::new(
                 RefusalCode::ActionFailed,
                 format!(
                     "pressing it sent {} request(s) the guard held; nothing reached the site",
-                    ran.held.len()
+                    pending.len()
                 ),
             )));
         }
-        // The plan and the path move only towards cancelling: a step of
-        // theirs whose effect reads as a change to what the person pays (a
-        // "cancel" button that downgrades) is no step of theirs. Nothing is
-        // sent, nobody is asked, and the driver hears why.
-        if matches!(action.origin, Origin::Plan | Origin::Replay)
-            && let Some(change) = ran.held.iter().find(|r| reads_as_billing_change(&r.url))
-        {
+        // What the page sent unasked that changes what the person pays (an
+        // offer accepted by a beacon as the page unloads, a plan switched by
+        // a "cancel" button) is never what a cancellation run makes without
+        // a yes before the action: aborted, nobody asked. The plan and the
+        // path move only towards cancelling: a step of theirs whose only
+        // effect is such a change is no step of theirs, and its driver hears
+        // why.
+        let (billing, rest): (Vec<HeldRequest>, Vec<HeldRequest>) =
+            pending.drain(..).partition(reads_as_billing_change);
+        pending = rest;
+        if let Some(change) = billing.first() {
             let what = format!("{} {}", change.method, change.url);
-            run::abort(cx, state, &ran.held).await?;
-            return Ok(Acted::Refused(Refusal::new(
-                RefusalCode::ActionFailed,
-                format!(
-                    "this step sent {what}, which reads as a change to what the person pays, not a step towards cancelling; nothing reached the site"
-                ),
-            )));
+            run::abort(cx, state, &billing).await?;
+            if pending.is_empty() && matches!(action.origin, Origin::Plan | Origin::Replay) {
+                return Ok(Acted::Refused(Refusal::new(
+                    RefusalCode::ActionFailed,
+                    format!(
+                        "this step sent {what}, which reads as a change to what the person pays, not a step towards cancelling; nothing reached the site"
+                    ),
+                )));
+            }
+            guard_note = Some(format!(
+                "The page also sent {what}, which reads as a change to what the person pays; the browser held it and nothing of it was sent."
+            ));
+            if pending.is_empty() {
+                break;
+            }
         }
         // Asked at the effect: what the action really sends.
-        let sends = question::describe_held(&ran.held);
+        let sends = question::describe_held(&pending);
         let url = state.snapshot.url.clone();
-        let request = question::held(&resolved, gathered, &ran.held, &url);
+        let request = question::held(&resolved, gathered, &pending, &url, also);
         match ask::ask(cx, state, request, &sends, false).await {
-            Asked::Yes(approval) => {
-                run::release(cx, state, &ran.held, &approval).await?;
-                released = Some(approval);
-            }
+            Asked::Yes(approval) => match run::release(cx, state, &pending, &approval).await? {
+                Ok(taken) => {
+                    if !taken.stopped.is_empty() {
+                        cx.reporter.emit(Event::GuardBlocked {
+                            turn: state.turn,
+                            requests: taken.stopped.clone(),
+                        });
+                    }
+                    pending = taken.held;
+                    released = Some(approval);
+                    also = true;
+                }
+                Err(why) => return Ok(Acted::Ended(Box::new(guard_failed(state.turn, &why)))),
+            },
             Asked::Ended(result) => {
-                run::abort(cx, state, &ran.held).await?;
+                run::abort(cx, state, &pending).await?;
                 return Ok(Acted::Ended(Box::new(result)));
             }
             Asked::Feedback(refusal) => {
-                run::abort(cx, state, &ran.held).await?;
+                run::abort(cx, state, &pending).await?;
                 guard_note = Some(format!(
                     "The browser held {sends}, which this action sent without the human's approval; nothing was sent. {}",
                     refusal.message
                 ));
+                pending.clear();
             }
         }
     }
@@ -347,9 +406,26 @@ mod tests {
             ("https://example.com/survey", false),
             ("https://example.com/account", false),
         ];
+        let held = |url: &str, why: &str| HeldRequest {
+            id: 1,
+            method: "GET".into(),
+            url: url.into(),
+            why: why.into(),
+            navigation: false,
+            body: String::new(),
+        };
         for (url, want) in cases {
-            assert_eq!(reads_as_billing_change(url), want, "{url}");
+            assert_eq!(
+                reads_as_billing_change(&held(url, "a POST request to the service")),
+                want,
+                "{url}"
+            );
         }
+        // What the guard read in the request itself (its fields, a message).
+        assert!(reads_as_billing_change(&held(
+            "https://example.com/api",
+            "a WS request that reads as a change to what the person pays"
+        )));
     }
 
     #[test]

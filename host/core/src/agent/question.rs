@@ -54,6 +54,7 @@ pub(super) fn held(
     gathered: &Gathered,
     held: &[HeldRequest],
     url: &str,
+    also: bool,
 ) -> ApprovalRequest {
     let sends: Vec<String> = held
         .iter()
@@ -78,10 +79,17 @@ pub(super) fn held(
         None => format!("sends {sends}"),
     });
     ApprovalRequest {
-        reason: format!(
-            "this action sent {}; it is held in the browser and nothing has reached the site. Approve to let it through",
-            describe_held(held)
-        ),
+        reason: if also {
+            format!(
+                "after the request you approved, this page also tried to send {}; your yes did not cover it, so it is held in the browser and nothing of it has reached the site. Approve to let it through",
+                describe_held(held)
+            )
+        } else {
+            format!(
+                "this action sent {}; it is held in the browser and nothing has reached the site. Approve to let it through",
+                describe_held(held)
+            )
+        },
         held_navigation: held.iter().any(|h| h.navigation),
         ..shown
     }

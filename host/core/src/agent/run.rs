@@ -1,9 +1,11 @@
 //! Stage five of an action: running it under the network guard — its
 //! requests released for an approved action (each recorded: the evidence a
-//! cancellation needs) and the guard re-armed at once after; held or stopped
-//! otherwise — and collecting what the guard held, stopped and released;
-//! releasing or aborting what it holds once the person answered; then
-//! settling the dialogs the action opened.
+//! cancellation needs) and the guard re-armed in the same call that says
+//! what it sent; held or stopped otherwise — and collecting what the guard
+//! held, stopped and released; releasing or aborting what it holds once
+//! the person answered (one call each, the guard re-armed first, so only
+//! what the person was shown goes under their yes); then settling the
+//! dialogs the action opened. A guard that cannot be re-armed ends the run.
 
 use std::time::Instant;
 
@@ -34,8 +36,13 @@ pub(super) struct Ran {
     pub(super) failure: Option<BrowserError>,
     /// Requests to other sites the guard stopped while it ran unapproved.
     pub(super) stopped: Vec<BlockedRequest>,
-    /// Requests the guard holds, waiting for the person's answer.
+    /// Requests the guard holds, waiting for the person's answer (for an
+    /// approved action: a redirect of it that reads as a commit, which the
+    /// yes did not cover).
     pub(super) held: Vec<HeldRequest>,
+    /// The guard could not be re-armed after an approved action: it may
+    /// still be open, so the run must end.
+    pub(super) rearm_failed: Option<String>,
 }
 
 impl Ran {
@@ -88,21 +95,27 @@ pub(super) async fn run(
     if !changes || dialog_opened {
         return Ok(Ok(ran));
     }
-    let taken = take(cx, state).await?;
     match clearance {
         Clearance::Approved(approval) => {
             tracing::debug!("ran under {approval}");
+            // Re-armed in the same call that says what the action sent, so
+            // that a page's timer cannot post later under this one yes.
+            let taken = match take_and_set(cx, state, guard::INITIAL_MODE).await? {
+                Ok(taken) => taken,
+                Err(why) => {
+                    ran.rearm_failed = Some(why);
+                    return Ok(Ok(ran));
+                }
+            };
             if ran.failure.is_none() {
                 state.approved.push(approval.clone());
             }
             record_released(state, &taken, approval);
-            // Re-armed at once, so that a page's timer cannot post later
-            // under this one action's yes.
-            if let Err(why) = set_guard(cx, state, guard::INITIAL_MODE).await? {
-                tracing::warn!("{why}");
-            }
+            ran.stopped = taken.stopped;
+            ran.held = taken.held;
         }
         Clearance::Unapproved(_) => {
+            let taken = take(cx, state).await?;
             ran.stopped = taken.stopped;
             ran.held = taken.held;
         }
@@ -111,20 +124,25 @@ pub(super) async fn run(
 }
 
 /// The person said yes to the requests `held`, which an unapproved action
-/// sent: each continues, and so do the rest of that one action's requests
-/// until it settles (a redirect's page, a script's follow-up), all recorded
-/// as released by `approval`; then the guard is re-armed.
+/// sent: in one guard call the guard is re-armed, each of them continues
+/// (recorded as released by `approval`: the evidence a cancellation needs)
+/// and the page they lead to loads. What else the page sent meanwhile is
+/// returned: held requests the yes did not cover (to be asked about) and
+/// stopped ones. `Ok(Err(why))` when the guard could not say: the run ends,
+/// for it may be open.
 pub(super) async fn release(
     cx: &mut Ctx<'_>,
     state: &mut State,
     held: &[HeldRequest],
     approval: &Approval,
-) -> Result<(), Error> {
-    if let Err(why) = set_guard(cx, state, GuardMode::Approved { turn: state.turn }).await? {
-        tracing::warn!("{why}");
-    }
+) -> Result<Result<Taken, String>, Error> {
+    let ids: Vec<u64> = held.iter().map(|h| h.id).collect();
+    let settled = settle(cx, state, &ids, true).await?;
+    let taken = match settled {
+        Ok(taken) => taken,
+        Err(why) => return Ok(Err(why)),
+    };
     for request in held {
-        decide(cx, state, request.id, true).await?;
         state.released.push(Released {
             turn: state.turn,
             method: request.method.clone(),
@@ -132,25 +150,72 @@ pub(super) async fn release(
             approval: approval.to_string(),
         });
     }
-    let taken = take(cx, state).await?;
     record_released(state, &taken, approval);
     state.approved.push(approval.clone());
-    if let Err(why) = set_guard(cx, state, guard::INITIAL_MODE).await? {
-        tracing::warn!("{why}");
-    }
-    Ok(())
+    Ok(Ok(taken))
 }
 
-/// The person did not say yes: every request `held` is aborted.
+/// The person did not say yes: every request `held` is aborted (and the
+/// guard left as the run's default). A guard that cannot be reached has
+/// nothing waiting any more.
 pub(super) async fn abort(
     cx: &mut Ctx<'_>,
     state: &State,
     held: &[HeldRequest],
 ) -> Result<(), Error> {
-    for request in held {
-        decide(cx, state, request.id, false).await?;
+    let ids: Vec<u64> = held.iter().map(|h| h.id).collect();
+    if let Err(why) = settle(cx, state, &ids, false).await? {
+        tracing::warn!("{why}");
     }
     Ok(())
+}
+
+/// One guard call: re-armed, `ids` released or aborted, settled.
+async fn settle(
+    cx: &mut Ctx<'_>,
+    state: &State,
+    ids: &[u64],
+    allow: bool,
+) -> Result<Result<Taken, String>, Error> {
+    let Some(guard) = &state.guard else {
+        return Ok(Ok(Taken::default()));
+    };
+    let started = Instant::now();
+    let settled = timed(
+        &mut cx.clocks.browser,
+        guard.settle(cx.browser, ids, allow, guard::INITIAL_MODE),
+    )
+    .await;
+    cx.clocks.safety += started.elapsed();
+    match settled {
+        Ok(taken) => Ok(Ok(taken)),
+        Err(e) if e.class() == ErrorClass::Failure => Ok(Err(format!(
+            "the network guard could not release or re-arm ({e}); the run ends, for it may be open"
+        ))),
+        Err(e) => Err(e.into()),
+    }
+}
+
+/// What the action sent, with the guard put back to `mode` in the same
+/// call. `Ok(Err(why))` when that failed: the guard may still be open.
+async fn take_and_set(
+    cx: &mut Ctx<'_>,
+    state: &State,
+    mode: GuardMode,
+) -> Result<Result<Taken, String>, Error> {
+    let Some(guard) = &state.guard else {
+        return Ok(Ok(Taken::default()));
+    };
+    let started = Instant::now();
+    let taken = timed(&mut cx.clocks.browser, guard.take_and_set(cx.browser, mode)).await;
+    cx.clocks.safety += started.elapsed();
+    match taken {
+        Ok(taken) => Ok(Ok(taken)),
+        Err(e) if e.class() == ErrorClass::Failure => Ok(Err(format!(
+            "the network guard could not be re-armed after the approved action ({e}); the run ends, for it may still be open"
+        ))),
+        Err(e) => Err(e.into()),
+    }
 }
 
 /// Puts what an approved action released into the run's evidence.
@@ -162,24 +227,6 @@ fn record_released(state: &mut State, taken: &Taken, approval: &Approval) {
             url: request.url.clone(),
             approval: approval.to_string(),
         });
-    }
-}
-
-async fn decide(cx: &mut Ctx<'_>, state: &State, id: u64, allow: bool) -> Result<(), Error> {
-    let Some(guard) = &state.guard else {
-        return Ok(());
-    };
-    let started = Instant::now();
-    let decided = timed(&mut cx.clocks.browser, guard.decide(cx.browser, id, allow)).await;
-    cx.clocks.safety += started.elapsed();
-    match decided {
-        Ok(_) => Ok(()),
-        // The page went away with the request: nothing is waiting any more.
-        Err(e) if e.class() == ErrorClass::Failure => {
-            tracing::warn!("the guard could not decide request {id}: {e}");
-            Ok(())
-        }
-        Err(e) => Err(e.into()),
     }
 }
 

@@ -48,11 +48,44 @@ pub(super) async fn run(
         .await?;
         state.guard = Some(installed);
     }
-    timed(
+    // The first page goes through the guard like any other: a start address
+    // that itself reads as a commit (a client's `start_url`, a link pasted
+    // from a mail) is never loaded, and what its loading sent that the
+    // guard held is aborted, nobody having asked for it.
+    if let Some(why) = start_commits(&cx.options.start_url) {
+        return Ok(refused_start(&cx.options.start_url, &why));
+    }
+    let opened = timed(
         &mut cx.clocks.browser,
         cx.browser.navigate(&cx.options.start_url),
     )
-    .await?;
+    .await;
+    if let Some(guard) = &state.guard {
+        let taken = timed(&mut cx.clocks.browser, guard.take(cx.browser)).await?;
+        if !taken.stopped.is_empty() {
+            cx.reporter.emit(Event::GuardBlocked {
+                turn: 0,
+                requests: taken.stopped.clone(),
+            });
+        }
+        if let Some(first) = taken.held.first() {
+            let ids: Vec<u64> = taken.held.iter().map(|h| h.id).collect();
+            let mode = crate::browser::guard::INITIAL_MODE;
+            timed(
+                &mut cx.clocks.browser,
+                guard.settle(cx.browser, &ids, false, mode),
+            )
+            .await?;
+            return Ok(refused_start(
+                &cx.options.start_url,
+                &format!(
+                    "its loading sent {} {} ({})",
+                    first.method, first.url, first.why
+                ),
+            ));
+        }
+    }
+    opened?;
     if let Some(ended) = look::look(cx, state, None, Watch::SignIn).await? {
         return Ok(ended);
     }
@@ -213,6 +246,24 @@ fn origin_of(driver: &Driver) -> Origin {
     }
 }
 
+/// Why the start address reads as a commit, if it does: a page load's
+/// reading (asking words name the page that asks).
+fn start_commits(url: &str) -> Option<String> {
+    use crate::safety::floor::{RequestReading, read_request, url_request_text};
+    match read_request(&url_request_text(url))? {
+        RequestReading::Commits => Some("reads as a commit".into()),
+        RequestReading::ChangesBilling => Some("reads as a change to what the person pays".into()),
+        RequestReading::Confirms => None,
+    }
+}
+
+/// The run ends before its first page: nothing was sent.
+fn refused_start(url: &str, why: &str) -> TaskResult {
+    TaskResult::new(false, false, TaskReason::McpError, 0).with_error(format!(
+        "The start address {url} was not opened: {why}, and a run starts on a page, not on a step that commits. Nothing was sent; start from the account page instead."
+    ))
+}
+
 /// What the network guard stops: the plugin's commit patterns always,
 /// and, while an unapproved action runs, posts and navigations to the
 /// service's own sites.
@@ -227,6 +278,7 @@ fn guard_rules(cx: &Ctx<'_>, state: &State) -> GuardRules {
             .collect(),
         commit_urls: m.commit_url_patterns.clone(),
         commit_words: crate::safety::floor::url_commit_words(),
+        reading: crate::safety::floor::request_words().pairs(),
         // Checked at load (`plugin::bounds`); the guard applies each only
         // while an action of its step runs, never on a page that commits.
         harmless: m

@@ -11,6 +11,10 @@ async (page) => {
   const MAX_HOPS = 20;
   const HEAD_MS = 10000;
   const WAIT_MS = /*WAIT_MS*/0;
+  const GRACE_MS = /*GRACE_MS*/0;
+  // How long a released request the browser never reports on (one sent as
+  // its page unloaded) is waited for.
+  const UNSEEN_MS = 2000;
   const MARK = /*MARK*/'';
 
   // The answer travels as a thrown error: a function that returns makes the
@@ -39,7 +43,11 @@ async (page) => {
     let cur = u;
     for (let i = 0; i < 3; i++) {
       let next = cur;
-      try { next = cur.replace(/%([0-9a-fA-F]{2})/g, (_, h) => String.fromCharCode(parseInt(h, 16))); } catch (e) { break; }
+      // As UTF-8 first (`k%C3%BCndigen` is "kündigen"); byte by byte where
+      // that fails (a lone `%FF`).
+      try { next = decodeURIComponent(cur); } catch (e) {
+        try { next = cur.replace(/%([0-9a-fA-F]{2})/g, (_, h) => String.fromCharCode(parseInt(h, 16))); } catch (e2) { break; }
+      }
       if (next === cur) break;
       out.push(next);
       cur = next;
@@ -51,7 +59,58 @@ async (page) => {
     commit: rules.commit.map((c) => ({ method: c.method, re: new RegExp(c.regex, 'i'), why: c.why })),
     words: rules.words.map((w) => new RegExp(w, 'iu')),
     harmless: rules.harmless.map((h) => ({ step: h.step, method: h.method, host: h.host.toLowerCase(), re: new RegExp(h.regex, 'i') })),
+    reading: Object.fromEntries(Object.entries(rules.reading).map(([k, v]) => [k, new RegExp(v, 'u')])),
   });
+
+  // What a request says it does, by the floor's request reading
+  // (`safety/floor/request.rs`, whose tables test these very regexes):
+  // 'commits', 'billing', 'confirms' or null. Words are the lowercased
+  // text split at anything that is not a letter or a digit.
+  const SPLIT = /[^\p{L}\p{N}]+/u;
+  const readText = (r, text) => {
+    const tokens = String(text).toLowerCase().split(SPLIT).filter((t) => t.length > 0);
+    const any = (re) => tokens.some((t) => re.test(t));
+    if (r.whole.test(tokens.join(' '))) return 'commits';
+    const stem = any(r.stems);
+    if (stem && (any(r.acts) || any(r.act_words))) return 'commits';
+    const billing = any(r.billing_acts);
+    const doing = any(r.acts) || any(r.act_words) || any(r.asks);
+    if (billing && (any(r.billing_things) || doing)) return 'billing';
+    if (stem && any(r.asks)) return 'confirms';
+    return null;
+  };
+  // `_method=delete` (Rails, Laravel, Symfony): the method the server
+  // acts on, whatever the browser sends.
+  const OVERRIDE = /(?:^|[?&\s{,"'])_method["']?\s*[=:]\s*["']?(delete|put|patch)/i;
+  const methodOf = (request) => {
+    const method = request.method().toUpperCase();
+    let body = '';
+    try { body = request.postData() || ''; } catch (e) { body = ''; }
+    let query = '';
+    try { query = new URL(request.url()).search; } catch (e) { query = ''; }
+    const m = OVERRIDE.exec(spellings(query).pop() + ' ' + spellings(body.slice(0, 4000)).pop());
+    return m ? m[1].toUpperCase() : method;
+  };
+  // The sign-in a person sends at a wall: a post whose fields carry a
+  // password, or only who they are (an e-mail-first sign-in) and the
+  // form's own hidden fields.
+  const SECRET_FIELD = /^(?:pass|passwd|password|pwd|passcode|passphrase|pin|otp|mfa|totp)(?:[_-]?\w*)?$/i;
+  const WHO_FIELD = /^(?:e-?mail|username|user|login|identifier|userid|user_id|account|phone|remember(?:[_-]?me)?|next|return_to|returnto|redirect|redirect_uri|continue|csrf\w*|_csrf\w*|authenticity_token|_token|xsrf\w*|state|nonce|utf8)$/i;
+  const fieldsOf = (body) => {
+    const trimmed = body.trim();
+    if (trimmed.startsWith('{')) {
+      try { return Object.entries(JSON.parse(trimmed)).map(([k, v]) => [k, typeof v === 'string' ? v : JSON.stringify(v)]); } catch (e) { return null; }
+    }
+    try { return Array.from(new URLSearchParams(trimmed).entries()); } catch (e) { return null; }
+  };
+  const signsIn = (request) => {
+    let body = '';
+    try { body = request.postData() || ''; } catch (e) { return false; }
+    const fields = fieldsOf(body);
+    if (!fields || fields.length === 0) return false;
+    if (fields.some(([k, v]) => SECRET_FIELD.test(k) && v.length > 0)) return true;
+    return fields.every(([k]) => WHO_FIELD.test(k)) && fields.some(([k, v]) => /^(?:e-?mail|username|user|login|identifier|phone)$/i.test(k) && v.length > 0);
+  };
 
   // What a body says, short, with secrets masked: a password's value, a
   // card number, a token. The person sees it; the record keeps it.
@@ -95,76 +154,209 @@ async (page) => {
     return null;
   };
 
-  // Whether a request the guard lets pass has its redirects walked first
-  // (`passHops`): a route sees only the first URL of a chain, so a harmless
-  // link that redirects to a commit URL would otherwise commit unseen. Only
-  // while no action is approved, and only a navigation's GET (a page or a
-  // frame): a script that wants a commit URL can ask for it outright,
-  // where it is judged.
-  const hopByHop = (g, request) => !g.mode.approved && !g.mode.person
-    && request.method().toUpperCase() === 'GET'
+  // Whether a navigation the guard lets pass has its redirects walked
+  // first (`passHops`): a route sees only the first URL of a chain, so a
+  // harmless link that redirects to a commit would otherwise commit
+  // unseen. Every navigation's GET (a page or a frame), approved or not.
+  const hopByHop = (g, request) => request.method().toUpperCase() === 'GET'
     && request.isNavigationRequest()
     && request.url().startsWith('http');
 
-  // What to do with `request` in mode `mode`: ['pass'], ['hold', why],
-  // ['stop', why], or ['release'] (an approved action's, recorded).
-  const judge = (g, request) => {
+  // What `request` says it does, for a person: null for a page or an
+  // ordinary request. `loads`: a top-level page load (not a redirect hop),
+  // where asking words only name the page that asks.
+  const says = (g, request, loads) => {
+    const reading = readText(g.rules.reading, personText(request));
+    if (reading === 'commits') return 'reads as a commit';
+    if (reading === 'billing') return 'reads as a change to what the person pays';
+    if (reading === 'confirms' && !loads) return 'reads as confirming the cancellation';
+    return null;
+  };
+
+  // What to do with `request` (`hop`: the next URL of a redirect chain):
+  // ['pass'], ['hold', why], ['stop', why], or ['release'] (an approved
+  // action's, recorded).
+  const judge = (g, request, hop) => {
     const mode = g.mode;
-    const method = request.method().toUpperCase();
+    const sent = request.method().toUpperCase();
+    const method = methodOf(request);
     const url = request.url();
-    const changes = !SAFE.includes(method);
-    if (mode.approved) return changes ? ['release'] : ['pass'];
     const forms = spellings(url);
-    const pattern = commitPattern(g, method, forms);
-    if (mode.person) {
-      // The person signs in while the host waits: their requests go, but
-      // not one that reads as a commit (the page's scripts run too, and
-      // nobody is asked now). What a request does is in its path, its
-      // query and its fields; a return address in them (a sign-in form's
-      // `return_to=/account/cancel`) only says where the person goes back.
-      if (pattern) return ['stop', pattern + ', sent while the person signed in'];
-      if (changes && g.rules.words.some((re) => re.test(personText(request)))) {
-        return ['stop', 'a ' + method + ' request that reads as a commit, sent while the person signed in'];
-      }
-      return ['pass'];
-    }
-    if (pattern) return ['hold', pattern];
+    const pattern = commitPattern(g, method, forms) || commitPattern(g, sent, forms);
     const document = request.isNavigationRequest();
+    const top = isTop(request);
+    const loads = document && top && !hop;
+    const said = says(g, request, loads);
+    const safe = SAFE.includes(method);
+    const changes = !safe || said !== null || pattern !== null;
+    const how = method === sent ? method : sent + ' (as ' + method + ')';
+    if (mode.approved && !hop) return changes ? ['release'] : ['pass'];
+    if (mode.person) {
+      // The person signs in while the host waits: their sign-in goes, and
+      // the pages they load; nothing else that changes anything (the
+      // page's scripts run too, and nobody is asked now).
+      const why = ', sent while the person signed in';
+      if (pattern) return ['stop', pattern + why];
+      if (said) return ['stop', 'a ' + how + ' request that ' + said + why];
+      if (safe) return ['pass'];
+      if (sent === 'POST' && method === 'POST' && signsIn(request)) return ['pass'];
+      return ['stop', 'a ' + how + ' request that is not the sign-in' + why];
+    }
+    if (pattern) return ['hold', pattern + (hop ? ' (a redirect)' : '')];
+    // A beacon nothing waits for (analytics as a page unloads): stopped,
+    // never asked about, unless it says it commits or changes a bill.
+    if (changes && !said && request.resourceType() === 'ping') return ['stop', 'a beacon (' + how + ') that nothing waits for'];
     const ours = g.rules.origins.includes(originOf(url));
     if (!changes) {
-      if (mode.navs && document && ours && isTop(request)) return ['hold', 'a navigation away from a page that commits'];
+      // After a yes, the page the approved request leads to loads.
+      if (mode.navs && !mode.approved && !g.settling && loads && ours) return ['hold', 'a navigation away from a page that commits', 'read'];
       return ['pass'];
     }
+    if (safe || hop) return ['hold', 'a ' + how + ' request that ' + said + (ours ? '' : ' (to another site)') + (hop ? ' (a redirect)' : '')];
     // A harmless request the plugin's plan expects of this very step: one
     // exact host, method and path, never on a page that commits. The load
     // checks keep commit words out of the declared path, but its `*` can
     // still stand for one (`/survey*` covers `/survey?next=unsubscribe`):
     // a URL that reads as a commit is never spared. The body is not read
     // here: a survey's answers name the cancellation they are about.
-    if (mode.step !== null && !g.rules.words.some((re) => forms.some((u) => re.test(u)))) {
+    if (mode.step !== null && method === sent && !g.rules.words.some((re) => forms.some((u) => re.test(u)))) {
       const host = hostOf(url);
       const path = pathOf(url);
       for (const h of g.rules.harmless) {
         if (h.step === mode.step && h.method === method && h.host === host && h.re.test(path)) return ['pass'];
       }
     }
-    if (ours) return ['hold', document ? 'a form submission to the service' : 'a ' + method + ' request to the service'];
+    // What pays for what is said (the host never makes such a change
+    // without a yes before the action, and aborts it unasked).
+    const bills = said !== null && said.includes('pays') ? ' that ' + said : '';
+    if (ours) return ['hold', (document ? 'a form submission to the service' : 'a ' + how + ' request to the service') + bills];
     const words = text(request);
-    if (g.rules.words.some((re) => re.test(words))) return ['hold', 'a ' + method + ' request to another site that reads as a commit'];
-    return ['stop', 'a ' + method + ' request to another site'];
+    if (said || g.rules.words.some((re) => re.test(words))) return ['hold', 'a ' + how + ' request to another site that reads as a commit'];
+    return ['stop', 'a ' + how + ' request to another site'];
+  };
+
+  // The layer that sees every request: the DevTools protocol's Fetch
+  // domain on a browser-level session. A route sees neither the hops of a
+  // redirect nor what a page sends as it unloads (a beacon on `pagehide`, a
+  // keepalive fetch on `visibilitychange`) nor a shared worker's requests;
+  // Fetch pauses each of them, before anything is sent, whatever the target
+  // (measured with Playwright 1.64 and Chromium 156: every hop, beacons and
+  // keepalives at unload even as the page closes, a shared worker's post).
+  // Each is judged here by the same rules: passed, released, stopped, or
+  // held and put to the person. Without it (a browser that offers no such
+  // session) the route judges, walking redirects with HEAD.
+  const watchEveryRequest = async (g) => {
+    const browser = ctx.browser();
+    if (!browser || typeof browser.newBrowserCDPSession !== 'function') return null;
+    const cdp = await browser.newBrowserCDPSession();
+    // Main frames: a page target's id is its main frame's.
+    const tops = new Set();
+    const findTops = async () => {
+      try {
+        const { targetInfos } = await cdp.send('Target.getTargets');
+        for (const t of targetInfos) if (t.type === 'page') tops.add(t.targetId);
+      } catch (e) { /* keep what is known */ }
+    };
+    await findTops();
+    cdp.on('Fetch.requestPaused', (e) => { paused(g, cdp, e, tops, findTops).catch(() => {}); });
+    await cdp.send('Fetch.enable', { patterns: [{ urlPattern: '*', requestStage: 'Request' }] });
+    return cdp;
+  };
+  // A paused request's body: inline, or in entries of base64 bytes.
+  const pausedBody = (r) => {
+    if (typeof r.postData === 'string') return r.postData;
+    if (Array.isArray(r.postDataEntries)) {
+      return r.postDataEntries.map((p) => (p.bytes ? Buffer.from(p.bytes, 'base64').toString('utf8') : '')).join('');
+    }
+    return null;
+  };
+  const paused = async (g, cdp, e, tops, findTops) => {
+    const go = () => cdp.send('Fetch.continueRequest', { requestId: e.requestId }).catch(() => {});
+    const fail = () => cdp.send('Fetch.failRequest', { requestId: e.requestId, errorReason: 'Aborted' }).catch(() => {});
+    const url = e.request.url;
+    const hop = Boolean(e.redirectedRequestId);
+    const document = e.resourceType === 'Document';
+    if (document && e.frameId && !tops.has(e.frameId)) await findTops();
+    const top = document && tops.has(e.frameId);
+    const request = {
+      method: () => e.request.method,
+      url: () => url,
+      isNavigationRequest: () => document,
+      frame: () => ({ parentFrame: () => (top ? null : 'a frame') }),
+      postData: () => pausedBody(e.request),
+      resourceType: () => String(e.resourceType || '').toLowerCase(),
+    };
+    let verdict;
+    try {
+      verdict = judge(g, request, hop);
+    } catch (err) {
+      // Fail closed: a request the guard cannot judge is held.
+      verdict = g.mode.approved && !hop ? ['release'] : ['hold', 'a request the guard could not judge (' + String(err).slice(0, 200) + ')'];
+    }
+    const entry = { method: e.request.method, url: url.slice(0, URL_CHARS), navigation: top };
+    if (verdict[0] === 'pass') return go();
+    if (verdict[0] === 'release') {
+      if (g.released.length < KEEP) g.released.push({ ...entry, action: g.mode.action || '' }); else g.dropped += 1;
+      return go();
+    }
+    if (verdict[0] === 'stop') {
+      if (g.stopped.length < KEEP) g.stopped.push({ ...entry, why: verdict[1] }); else g.dropped += 1;
+      return fail();
+    }
+    if (g.held.length >= KEEP) { g.dropped += 1; return fail(); }
+    const id = g.next++;
+    const method = e.request.method;
+    // Once released: Playwright's own report that it finished (bounded:
+    // what a page sent as it unloaded is never reported), and the page.
+    const settled = () => new Promise((resolve) => {
+      const seen = (r) => { if (r.url() === url && r.method() === method) done(); };
+      const done = () => {
+        ctx.off('requestfinished', seen);
+        ctx.off('requestfailed', seen);
+        clearTimeout(timer);
+        resolve();
+      };
+      const timer = setTimeout(done, UNSEEN_MS);
+      ctx.on('requestfinished', seen);
+      ctx.on('requestfailed', seen);
+    }).then(() => (top ? page.waitForLoadState('load').catch(() => {}) : undefined));
+    const decided = new Promise((resolve) => g.waiting.set(id, { resolve, settled }));
+    g.held.push({ ...entry, id, why: verdict[1], body: summary(request), action: g.mode.action || '' });
+    if (await decided) return go();
+    return fail();
+  };
+
+  // A WebSocket message: by its words alone (the socket's address names
+  // the channel, not the step).
+  const judgeMessage = (g, request) => {
+    const mode = g.mode;
+    const reading = readText(g.rules.reading, request.postData());
+    const said = reading === 'commits' ? 'reads as a commit'
+      : reading === 'billing' ? 'reads as a change to what the person pays'
+        : reading === 'confirms' ? 'reads as confirming the cancellation' : null;
+    if (said === null) return ['pass'];
+    if (mode.approved) return ['release'];
+    if (mode.person) return ['stop', 'a WebSocket message that ' + said + ', sent while the person signed in'];
+    return ['hold', 'a WebSocket message that ' + said];
   };
 
   let g = ctx[KEY];
   const fresh = !g;
   if (!g) {
-    g = { mode: OP.mode, rules: compile(RULES), stopped: [], held: [], released: [], dropped: 0, next: 1, waiting: new Map() };
+    g = { mode: OP.mode, rules: compile(RULES), stopped: [], held: [], released: [], dropped: 0, next: 1, waiting: new Map(), settling: false };
     // Every URL, whatever its scheme: a glob could miss one.
     g.matcher = () => true;
     g.handler = async (route) => {
       const request = route.request();
+      // Decided already, by the DevTools layer that sees every request
+      // first (`watchEveryRequest`); the route judges only without it.
+      if (g.cdp) {
+        try { await route.fallback(); } catch (e) { /* the page went away */ }
+        return;
+      }
       let verdict;
       try {
-        verdict = judge(g, request);
+        verdict = judge(g, request, false);
       } catch (e) {
         // Fail closed: a request the guard cannot judge is held, not let through.
         verdict = g.mode.approved ? ['release'] : ['hold', 'a request the guard could not judge (' + String(e).slice(0, 200) + ')'];
@@ -181,7 +373,13 @@ async (page) => {
       const held = async (what, why, body) => {
         if (g.held.length >= KEEP) { g.dropped += 1; return false; }
         const id = g.next++;
-        const decided = new Promise((resolve) => g.waiting.set(id, { resolve, request }));
+        // Once released: its answer, and the page it loads.
+        const settled = async () => {
+          const response = await request.response().catch(() => null);
+          if (response) await response.finished().catch(() => null);
+          if (request.isNavigationRequest()) await page.waitForLoadState('load').catch(() => {});
+        };
+        const decided = new Promise((resolve) => g.waiting.set(id, { resolve, settled }));
         g.held.push({ ...what, id, why, body, action: g.mode.action || '' });
         return decided;
       };
@@ -194,11 +392,13 @@ async (page) => {
       // requests, redirects off: each next hop judged as the browser would
       // send it, held (and put to the person) or stopped like any request,
       // and the page left where it was on a no. Then the browser goes, as
-      // it would have. A server that answers HEAD otherwise than GET is not
-      // walked. `allowed`: the person let this navigation go, and a
-      // navigation away from a page that commits is not asked about again
-      // for each hop.
-      const passHops = async (allowed) => {
+      // it would have. A HEAD goes only to a URL judged a read: the first
+      // one, which the browser would load anyway, and each hop the guard
+      // let pass (many servers answer HEAD with their GET handler, so a
+      // HEAD to a commit URL is the commit). A hop the person lets go ends
+      // the walk: what follows it is its own answer. A server that answers
+      // HEAD otherwise than GET is not walked.
+      const passHops = async () => {
         let url = request.url();
         for (let hop = 0; hop < MAX_HOPS; hop++) {
           let next = null;
@@ -213,20 +413,20 @@ async (page) => {
             method: () => 'GET',
             url: () => next,
             isNavigationRequest: () => true,
-            frame: () => (allowed ? { parentFrame: () => 'a hop the person let go' } : request.frame()),
+            frame: () => request.frame(),
             postData: () => null,
             resourceType: () => request.resourceType(),
           };
           let verdict;
-          try { verdict = judge(g, hopRequest); } catch (e) { verdict = ['hold', 'a redirect the guard could not judge']; }
+          try { verdict = judge(g, hopRequest, true); } catch (e) { verdict = ['hold', 'a redirect the guard could not judge']; }
           const hopEntry = { method: 'GET', url: next.slice(0, URL_CHARS), navigation: isTop(request) };
           if (verdict[0] === 'stop') {
             if (g.stopped.length < KEEP) g.stopped.push({ ...hopEntry, why: verdict[1] + ' (a redirect)' }); else g.dropped += 1;
             return stop();
           }
           if (verdict[0] === 'hold') {
-            if (!(await held(hopEntry, verdict[1] + ' (a redirect)', ''))) return stop();
-            allowed = true;
+            if (!(await held(hopEntry, verdict[1], ''))) return stop();
+            return pass();
           }
           url = next;
         }
@@ -238,7 +438,7 @@ async (page) => {
       const stop = async () => {
         try { await route.abort(request.isNavigationRequest() ? 'aborted' : 'blockedbyclient'); } catch (e) { /* gone */ }
       };
-      if (verdict[0] === 'pass') return hopByHop(g, request) ? passHops(false) : pass();
+      if (verdict[0] === 'pass') return hopByHop(g, request) ? passHops() : pass();
       if (verdict[0] === 'release') {
         if (g.released.length < KEEP) g.released.push({ ...entry, action: g.mode.action || '' }); else g.dropped += 1;
         return pass();
@@ -248,10 +448,63 @@ async (page) => {
         return stop();
       }
       if (!(await held(entry, verdict[1], summary(request)))) return stop();
-      return hopByHop(g, request) ? passHops(true) : pass();
+      // A page load held only for leaving a page that commits is a read:
+      // its redirects are walked like any. A request held for what it
+      // says is not walked again (its HEAD would repeat it).
+      return verdict[2] === 'read' && hopByHop(g, request) ? passHops() : pass();
+    };
+    // WebSockets: a route sees only the upgrade, never a message. Every
+    // socket is proxied here instead: the server's messages go to the page
+    // as they come; each of the page's is read like a request's body — a
+    // message that reads as a commit (or a billing change) is held and put
+    // to the person like any request, one that does not goes on. One
+    // queue a socket, so a held message never lets a later one overtake it.
+    g.sockets = async (ws) => {
+      let server;
+      try { server = ws.connectToServer(); } catch (e) { return; }
+      server.onMessage((message) => { try { ws.send(message); } catch (e) { /* closed */ } });
+      let queue = Promise.resolve();
+      ws.onMessage((message) => {
+        queue = queue.then(async () => {
+          const body = typeof message === 'string' ? message : Buffer.from(message).toString('utf8');
+          const request = {
+            method: () => 'WS',
+            url: () => ws.url(),
+            isNavigationRequest: () => false,
+            frame: () => null,
+            postData: () => body,
+            resourceType: () => 'websocket',
+          };
+          let verdict;
+          try {
+            verdict = judgeMessage(g, request);
+          } catch (e) {
+            verdict = g.mode.approved ? ['release'] : ['hold', 'a WebSocket message the guard could not judge'];
+          }
+          const entry = { method: 'WS', url: ws.url().slice(0, URL_CHARS), navigation: false };
+          const send = () => { try { server.send(message); } catch (e) { /* closed */ } };
+          if (verdict[0] === 'pass') return send();
+          if (verdict[0] === 'release') {
+            if (g.released.length < KEEP) g.released.push({ ...entry, action: g.mode.action || '' }); else g.dropped += 1;
+            return send();
+          }
+          if (verdict[0] === 'stop') {
+            if (g.stopped.length < KEEP) g.stopped.push({ ...entry, why: verdict[1] }); else g.dropped += 1;
+            return undefined;
+          }
+          if (g.held.length >= KEEP) { g.dropped += 1; return undefined; }
+          const id = g.next++;
+          const decided = new Promise((resolve) => g.waiting.set(id, { resolve, settled: null }));
+          g.held.push({ ...entry, id, why: verdict[1], body: summary(request), action: g.mode.action || '' });
+          if (await decided) send();
+          return undefined;
+        }).catch(() => {});
+      });
     };
     Object.defineProperty(ctx, KEY, { value: g, configurable: false, enumerable: false, writable: false });
     await ctx.route(g.matcher, g.handler);
+    g.cdp = await watchEveryRequest(g).catch(() => null);
+    if (typeof ctx.routeWebSocket === 'function') await ctx.routeWebSocket(() => true, g.sockets);
   } else {
     g.rules = compile(RULES);
   }
@@ -264,10 +517,39 @@ async (page) => {
     await ctx.route(g.matcher, g.handler);
   }
 
-  if (OP.op === 'install' || OP.op === 'mode') g.mode = OP.mode;
+  if (OP.op === 'install' || OP.op === 'mode' || OP.op === 'rearm' || OP.op === 'settle') g.mode = OP.mode;
   if (OP.op === 'install') { g.stopped = []; g.held = []; g.released = []; g.dropped = 0; }
-  if (OP.op === 'take') {
-    const answer = { fresh, stopped: g.stopped, held: g.held, released: g.released, dropped: g.dropped };
+  if (OP.op === 'settle') {
+    // The person answered the held requests `ids`: each released (or
+    // aborted), the guard already re-armed above, in this one call, so
+    // nothing else goes under this yes. Until the released requests are
+    // answered and their pages loaded (bounded, for a server that never
+    // answers), the page the approved request leads to loads as a read;
+    // anything else that changes state is held and reported below.
+    g.settling = OP.allow;
+    try {
+      const waits = [];
+      for (const id of OP.ids) {
+        const waiting = g.waiting.get(id);
+        if (!waiting) continue;
+        g.waiting.delete(id);
+        // Watched before it goes, so that a quick answer is not missed.
+        const done = OP.allow && waiting.settled ? waiting.settled() : null;
+        waiting.resolve(OP.allow);
+        if (done) waits.push(done);
+      }
+      if (waits.length > 0) {
+        // And a moment after the answer: a script that sends more when it
+        // comes (`fetch(…).then(() => fetch(…))`) is held in this window.
+        const settled = Promise.all(waits).then(() => new Promise((r) => setTimeout(r, GRACE_MS)));
+        await Promise.race([settled, new Promise((r) => setTimeout(r, WAIT_MS))]);
+      }
+    } finally {
+      g.settling = false;
+    }
+  }
+  if (OP.op === 'take' || OP.op === 'rearm' || OP.op === 'settle') {
+    const answer = { fresh, layer: g.cdp ? 'devtools' : 'route', stopped: g.stopped, held: g.held, released: g.released, dropped: g.dropped };
     g.stopped = [];
     g.held = [];
     g.released = [];
@@ -278,20 +560,12 @@ async (page) => {
     const waiting = g.waiting.get(OP.id);
     if (!waiting) reply({ fresh, decided: false, status: 0 });
     g.waiting.delete(OP.id);
+    const done = OP.allow && waiting.settled ? waiting.settled() : null;
     waiting.resolve(OP.allow);
-    let status = 0;
-    if (OP.allow) {
-      // The released request's answer, and the page it loads, before the
-      // host looks again: bounded, for a server that never answers.
-      const request = waiting.request;
-      const settled = (async () => {
-        const response = await request.response().catch(() => null);
-        status = response ? response.status() : 0;
-        if (request.isNavigationRequest()) await page.waitForLoadState('load').catch(() => {});
-      })();
-      await Promise.race([settled, new Promise((r) => setTimeout(r, WAIT_MS))]);
-    }
-    reply({ fresh, decided: true, status });
+    // The released request's answer, and the page it loads, before the
+    // host looks again: bounded, for a server that never answers.
+    if (done) await Promise.race([done, new Promise((r) => setTimeout(r, WAIT_MS))]);
+    reply({ fresh, decided: true });
   }
   reply({ fresh, stopped: [], held: [], released: [], dropped: 0 });
 }

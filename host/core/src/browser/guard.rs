@@ -1,46 +1,58 @@
 //! The network guard, the last line of defence: every request the page
-//! sends passes through it, and none that changes anything leaves the
-//! browser without the person's yes.
+//! sends — by any method, over any channel — passes through it, and none
+//! that changes anything leaves the browser without the person's yes.
+//!
+//! A request is judged by what it says, whatever its method, channel or
+//! plugin: a non-GET, or a GET, a redirect hop, a beacon or a WebSocket
+//! message whose path, query, fields or text read as a commit or a billing
+//! change by the floor's request reading (`safety::floor::request`, whose
+//! tables test the very regexes the script runs), changes state. Then:
 //!
 //! - While an **approved** action runs, its requests pass, and each one that
 //!   changes state is recorded as released by that action: the evidence a
-//!   verified cancellation needs.
-//! - While an **unapproved** action runs, a state-changing request (a
-//!   non-GET, a beacon, a form submission) to the service's origins — or a
-//!   commit pattern's, or one to another site that reads as a commit — is
-//!   **held**: the request waits, and the host puts it to the person, showing
-//!   what it sends; yes lets it continue ([`NetworkGuard::decide`]), anything
-//!   else aborts it. Any other state-changing request to another site is
-//!   stopped and logged. The only exception is a harmless request the
-//!   plugin's plan declares for the step that runs (API 0.4.0), never on a
-//!   page that commits, never for a commit pattern's request nor for a URL
-//!   with the host's commit words in it (a declared `*` can stand for one).
-//!   On such a page, top-level navigations to the
-//!   service are held too. A request the guard cannot judge is held.
+//!   verified cancellation needs. Its redirect hops are still judged: the
+//!   yes was for the request shown, not for where a server sends it next.
+//! - While an **unapproved** action runs, a state-changing request to the
+//!   service's origins, one matching a commit pattern, and one anywhere
+//!   that reads as a commit is **held**: it waits, and the host puts it to
+//!   the person, showing what it sends. A yes releases exactly the held
+//!   requests it was shown, in one call that re-arms the guard first
+//!   ([`NetworkGuard::settle`]); while they settle, the page they lead to
+//!   loads, and anything else the page sends that changes state is held
+//!   and returned to be asked about ("this page also tried to …"). Any
+//!   other state-changing request to another site is stopped and logged.
+//!   The only exception is a harmless request the plugin's plan declares
+//!   for the step that runs (API 0.4.0), never on a page that commits,
+//!   never one that reads as a commit. On such a page, top-level
+//!   navigations to the service are held too. A request the guard cannot
+//!   judge is held.
+//! - While the **person** signs in at a wall (no action runs, nobody is
+//!   asked): the sign-in (a post carrying a password, or only who they are)
+//!   and the pages they load go; anything else that changes state is
+//!   stopped.
 //!
-//! One context-level route, installed through `browser_run_code_unsafe` in
-//! the server's Node process (`guard.js`). The page's own scripts can neither
-//! see nor remove it; it covers every frame (cross-origin ones too), popups,
-//! fetch/XHR and navigations. Its state (rules, mode, what it held) lives on
+//! Two layers, installed through `browser_run_code_unsafe` in the server's
+//! Node process (`guard.js`), out of the page's reach; their state lives on
 //! Playwright's `BrowserContext` object, which outlives each call's fresh
 //! script context. Every call also reinstalls the guard when the context lost
 //! it (the server relaunches the browser after its idle timeout), and says so
 //! as an error: requests of that gap went unguarded.
 //!
-//! A navigation's redirects are judged hop by hop. A Playwright route sees
-//! only the first URL of a chain, a 3xx fulfilled in it is followed by the
-//! browser unseen too, and a page fulfilled from the route is not the page
-//! the browser would load (a local copy's calls to its API on another
-//! loopback origin failed from one); so while no action is approved, the chain of a navigation the
-//! guard lets pass is walked from the route with HEAD requests first, each
-//! next hop judged as the browser would send it (a commit URL behind a
-//! harmless link is held like the URL itself), and the browser then goes as
-//! it would have.
+//! - **The DevTools protocol's Fetch domain**, on a browser-level session:
+//!   it pauses every request before anything is sent, whatever the target —
+//!   each hop of a redirect (a route sees only a chain's first URL), a
+//!   beacon or keepalive fetch sent as a page unloads (a route never sees
+//!   those), a shared worker's request — and judges it. Where a browser
+//!   offers no such session, the route judges instead, and walks a
+//!   navigation's redirects with HEAD requests to URLs it judged reads.
+//! - **A context route** for WebSockets (`routeWebSocket`): every socket a
+//!   page or its frames open is proxied, each message from the page read
+//!   like a request's body.
 //!
-//! Outside its reach: requests a service worker makes itself (service
-//! workers are blocked), WebSockets, the redirects of a script's own
-//! requests (a script can ask for a commit URL outright, where it is
-//! judged), and a server that answers HEAD otherwise than GET.
+//! Outside its reach, measured (Playwright 1.64, Chromium 156): a WebSocket
+//! a worker opens, and one opened by a page loaded before the guard was
+//! installed. The host therefore presses nothing unasked on a page that
+//! commits (`agent::overlays`).
 
 use std::sync::{Mutex, PoisonError};
 
@@ -70,6 +82,11 @@ pub const MAX_BODY_CHARS: usize = 200;
 /// How long [`NetworkGuard::decide`] waits, in milliseconds, for a released
 /// request's answer and the page it loads before the host looks again.
 pub const RELEASE_WAIT_MS: u64 = 10_000;
+
+/// How long a release waits after the released request's answer, in
+/// milliseconds, for what a script sends when it comes: held in the same
+/// window, so it is asked about before the host looks again.
+pub const RELEASE_GRACE_MS: u64 = 300;
 
 /// The mode the guard starts in: unapproved, navigations allowed.
 pub const INITIAL_MODE: GuardMode = GuardMode::Guarded {
@@ -101,6 +118,11 @@ pub struct GuardRules {
     /// Harmless requests the plugin's plan declares: (plan step, METHOD,
     /// exact host, path glob).
     pub harmless: Vec<Harmless>,
+    /// The floor's request reading (`safety::floor::request_words`), as
+    /// (name, regex) pairs: what makes a request of any method, a redirect
+    /// hop or a message read as a commit with no plugin at all. Without
+    /// them the guard reads no words and holds by method alone.
+    pub reading: Vec<(String, String)>,
 }
 
 /// A request the plugin's plan says one of its steps sends and that
@@ -252,6 +274,50 @@ impl NetworkGuard {
         Ok(taken.decided)
     }
 
+    /// Puts `mode` in force and returns what happened since the last call,
+    /// in one call: after an approved action, nothing can pass under its
+    /// yes between the two. An error leaves the mode unknown (the caller
+    /// ends the run: the guard may still be open).
+    pub async fn take_and_set(
+        &self,
+        browser: &Browser,
+        mode: GuardMode,
+    ) -> Result<Taken, BrowserError> {
+        self.remember(None);
+        let taken = self.run(browser, Op::Rearm, mode).await?;
+        self.remember(Some(mode));
+        if taken.fresh {
+            return Err(reinstalled(mode));
+        }
+        Ok(taken)
+    }
+
+    /// The person's answer to the held requests `ids`, in one call: `mode`
+    /// put in force first, then each request released (`allow`) or aborted;
+    /// after a release, the page it leads to loads (at most
+    /// [`RELEASE_WAIT_MS`]) while anything else that changes state is held.
+    /// Returns what was seen meanwhile: the requests held then are the
+    /// page's own, which the yes did not cover.
+    pub async fn settle(
+        &self,
+        browser: &Browser,
+        ids: &[u64],
+        allow: bool,
+        mode: GuardMode,
+    ) -> Result<Taken, BrowserError> {
+        self.remember(None);
+        let op = Op::Settle {
+            ids: ids.to_vec(),
+            allow,
+        };
+        let taken = self.run(browser, op, mode).await?;
+        self.remember(Some(mode));
+        if taken.fresh {
+            return Err(reinstalled(mode));
+        }
+        Ok(taken)
+    }
+
     fn remembered(&self) -> Option<GuardMode> {
         *self.mode.lock().unwrap_or_else(PoisonError::into_inner)
     }
@@ -262,7 +328,7 @@ impl NetworkGuard {
 
     async fn run(&self, browser: &Browser, op: Op, mode: GuardMode) -> Result<Taken, BrowserError> {
         let answer = match browser
-            .call(RUN_CODE, json!({ "code": code(&self.rules, op, mode) }))
+            .call(RUN_CODE, json!({ "code": code(&self.rules, &op, mode) }))
             .await
         {
             Ok(output) => output.result,
@@ -292,7 +358,7 @@ fn reinstalled(mode: GuardMode) -> BrowserError {
 }
 
 /// What a call of the script does after making sure the guard is there.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq)]
 enum Op {
     /// Sets the mode and forgets what was seen before.
     Install,
@@ -302,25 +368,33 @@ enum Op {
         id: u64,
         allow: bool,
     },
+    /// Sets the mode, then returns and forgets what was seen.
+    Rearm,
+    /// Sets the mode, then releases (or aborts) the held requests `ids`
+    /// and waits for them to settle; returns and forgets what was seen.
+    Settle {
+        ids: Vec<u64>,
+        allow: bool,
+    },
 }
 
 /// The code that installs the guard with `rules` in [`INITIAL_MODE`].
 pub fn install_code(rules: &GuardRules) -> String {
-    code(&wire_rules(rules), Op::Install, INITIAL_MODE)
+    code(&wire_rules(rules), &Op::Install, INITIAL_MODE)
 }
 
 /// The code that puts `mode` in force (reinstalling the guard if missing).
 pub fn mode_code(rules: &GuardRules, mode: GuardMode) -> String {
-    code(&wire_rules(rules), Op::Mode, mode)
+    code(&wire_rules(rules), &Op::Mode, mode)
 }
 
 /// The code that returns and forgets what was seen; `mode` is used only if
 /// the guard must be reinstalled.
 pub fn take_code(rules: &GuardRules, mode: GuardMode) -> String {
-    code(&wire_rules(rules), Op::Take, mode)
+    code(&wire_rules(rules), &Op::Take, mode)
 }
 
-fn code(rules: &str, op: Op, mode: GuardMode) -> String {
+fn code(rules: &str, op: &Op, mode: GuardMode) -> String {
     let mode = match mode {
         GuardMode::Approved { turn } => {
             json!({ "approved": true, "action": format!("turn {turn}"), "navs": false, "step": null })
@@ -340,6 +414,10 @@ fn code(rules: &str, op: Op, mode: GuardMode) -> String {
         Op::Decide { id, allow } => {
             json!({ "op": "decide", "mode": mode, "id": id, "allow": allow })
         }
+        Op::Rearm => json!({ "op": "rearm", "mode": mode }),
+        Op::Settle { ids, allow } => {
+            json!({ "op": "settle", "mode": mode, "ids": ids, "allow": allow })
+        }
     };
     GUARD_JS
         .replace("/*RULES*/null", rules)
@@ -348,6 +426,7 @@ fn code(rules: &str, op: Op, mode: GuardMode) -> String {
         .replace("/*URL_CHARS*/0", &MAX_URL_CHARS.to_string())
         .replace("/*BODY_CHARS*/0", &MAX_BODY_CHARS.to_string())
         .replace("/*WAIT_MS*/0", &RELEASE_WAIT_MS.to_string())
+        .replace("/*GRACE_MS*/0", &RELEASE_GRACE_MS.to_string())
         .replace("/*MARK*/''", &json!(ANSWER_MARK).to_string())
 }
 
@@ -392,14 +471,38 @@ fn wire_rules(rules: &GuardRules) -> String {
             regex: glob_regex(&h.path),
         })
         .collect();
+    // A name the script does not know leaves its regex unused; one it
+    // needs and lacks is a regex that matches nothing.
+    let mut reading = serde_json::Map::new();
+    for key in READING_KEYS {
+        reading.insert((*key).to_owned(), json!(NOTHING));
+    }
+    for (key, regex) in &rules.reading {
+        reading.insert(key.clone(), json!(regex));
+    }
     json!({
         "origins": rules.origins,
         "commit": commit,
         "words": rules.commit_words,
         "harmless": harmless,
+        "reading": reading,
     })
     .to_string()
 }
+
+/// The regexes `guard.js` reads a request with (`readText`).
+pub const READING_KEYS: &[&str] = &[
+    "stems",
+    "acts",
+    "act_words",
+    "asks",
+    "whole",
+    "billing_things",
+    "billing_acts",
+];
+
+/// A regex that matches no word (one with a character, then its start).
+const NOTHING: &str = "a^";
 
 /// A glob (`*` = any run of characters, the rest literal) as a regex that
 /// matches whole URLs, written in the syntax JavaScript's `RegExp` and the
@@ -434,6 +537,11 @@ pub struct Taken {
     pub dropped: u64,
     /// For a decision: whether the request was still waiting.
     pub decided: bool,
+    /// Which layer judged the requests: `devtools` (the DevTools protocol's
+    /// Fetch domain, which sees every request, each redirect hop and what a
+    /// page sends as it unloads) or `route` (Playwright's route alone,
+    /// redirects walked with HEAD, unload requests unseen).
+    pub layer: String,
 }
 
 /// Reads the script's answer: the line after [`ANSWER_MARK`] in the error
@@ -453,6 +561,8 @@ pub fn parse_taken(result: Option<&str>) -> Result<Taken, String> {
         dropped: u64,
         #[serde(default)]
         decided: bool,
+        #[serde(default)]
+        layer: String,
     }
     #[derive(Deserialize)]
     struct WireRequest {
@@ -516,6 +626,7 @@ pub fn parse_taken(result: Option<&str>) -> Result<Taken, String> {
             .collect(),
         dropped: wire.dropped,
         decided: wire.decided,
+        layer: wire.layer,
     })
 }
 
@@ -636,6 +747,7 @@ mod tests {
             commit_requests: vec![("post".into(), "*/api/cancel*".into())],
             commit_urls: vec!["*/commit.html?x".into()],
             commit_words: vec!["cancel".into()],
+            reading: vec![("stems".into(), "(cancel)".into())],
             harmless: vec![Harmless {
                 step: 2,
                 method: "post".into(),
@@ -658,6 +770,7 @@ mod tests {
             "/*URL_CHARS*/",
             "/*BODY_CHARS*/",
             "/*WAIT_MS*/",
+            "/*GRACE_MS*/",
             "/*MARK*/",
         ] {
             assert!(!code.contains(placeholder), "{placeholder} left in");

@@ -33,6 +33,7 @@ const RUN_CODE: &str = "browser_run_code_unsafe";
 const SIGHT_JS: &str = r#"() => {
   const MIN_CONTRAST = CONTRAST_LIMIT;
   const MIN_FONT = FONT_LIMIT;
+  const CONTROLS = 'a[href], button, nav, select, option, summary, [role=button], [role=link], [role=navigation], [role=menu], [role=menuitem], [role=tab], [role=option]';
   const parse = (c) => {
     const m = /rgba?\(([^)]+)\)/.exec(c || '');
     if (!m) return null;
@@ -98,6 +99,9 @@ const SIGHT_JS: &str = r#"() => {
     if (!t) continue;
     const el = n.parentElement;
     if (!el || ['SCRIPT', 'STYLE', 'NOSCRIPT', 'TEMPLATE'].includes(el.tagName)) continue;
+    // A link, a button, a menu or the site's navigation is a way somewhere,
+    // never what the page says has happened ("Cancelled State" as a link).
+    if (el.closest(CONTROLS)) continue;
     if (!visible(el)) continue;
     out.push(t);
     total += t.length + 1;

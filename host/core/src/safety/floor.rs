@@ -20,6 +20,7 @@
 
 mod matcher;
 mod phrases;
+mod request;
 
 use std::sync::LazyLock;
 
@@ -32,6 +33,9 @@ use matcher::{compile, find_first};
 use phrases::{
     BILLING_CHANGE, GO_AHEAD, INFORMATIONAL, REQUEST_COMMIT_STEMS, RETREATS, STRONG,
     STRONG_ON_PAGE, STRONG_URL_WORDS, STRONG_WHOLE_TARGET, WEAK,
+};
+pub use request::{
+    RequestReading, RequestWords, read_request, request_tokens, request_words, url_request_text,
 };
 
 /// How strongly some text says "this commits something irreversible".

@@ -187,6 +187,24 @@ const NEGATIONS: &[&str] = &[
     "않*",
     "못*",
     "실패*",
+    "fehlgeschlagen",
+    "échoué*",
+    "échec",
+    "falló",
+    "fallid*",
+    "falhou",
+    "fallit*",
+    "mislukt",
+    "nieudan*",
+    "niepowodzenie",
+    "selhal*",
+    "misslyckades",
+    "mislykkedes",
+    "mislyktes",
+    "epäonnistui",
+    "ошибк*",
+    "فشل",
+    "נכשל*",
 ];
 
 /// Words that turn a claim around when they follow it closely
@@ -221,6 +239,30 @@ const FAILURES_AFTER: &[&str] = &[
     "失败",
     "않*",
     "실패*",
+    // "failed", as each language's interface says it: German
+    // "fehlgeschlagen", French "échoué", "échec", Spanish "falló",
+    // "fallido", Portuguese "falhou", Italian "fallito", "non riuscit*",
+    // Dutch "mislukt", Polish "nieudan*", "niepowodzenie", Czech "selhal*",
+    // Swedish "misslyckades", Danish "mislykkedes", Norwegian "mislyktes",
+    // Finnish "epäonnistui", Russian "ошибка", Arabic "فشل", Hebrew "נכשל".
+    "fehlgeschlagen",
+    "échoué*",
+    "échec",
+    "falló",
+    "fallid*",
+    "falhou",
+    "fallit*",
+    "mislukt",
+    "nieudan*",
+    "niepowodzenie",
+    "selhal*",
+    "misslyckades",
+    "mislykkedes",
+    "mislyktes",
+    "epäonnistui",
+    "ошибк*",
+    "فشل",
+    "נכשל*",
 ];
 
 /// Words after which a claim is a condition, not a statement ("once
@@ -369,6 +411,20 @@ const CHOICE_ROLES: &[&str] = &["combobox"];
 
 /// Roles whose name is an alternative text, not shown on the page.
 const UNSHOWN_NAME_ROLES: &[&str] = &["img", "image"];
+
+/// Roles whose words are a way somewhere or a control, never what the page
+/// says has happened: a link "Cancelled State", a button "Cancelled?",
+/// a menu, the site's navigation. Their whole subtree is left out.
+const CONTROL_ROLES: &[&str] = &[
+    "link",
+    "button",
+    "navigation",
+    "menu",
+    "menubar",
+    "menuitem",
+    "tab",
+    "tablist",
+];
 
 /// What a page claims about the cancellation.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -609,7 +665,10 @@ pub fn visible_text(content: &str) -> String {
         let Some(node) = parse_node(item) else {
             continue;
         };
-        if node.hidden || TYPED_ROLES.contains(&node.role.as_str()) {
+        if node.hidden
+            || TYPED_ROLES.contains(&node.role.as_str())
+            || CONTROL_ROLES.contains(&node.role.as_str())
+        {
             skip_below = Some(indent);
             continue;
         }
@@ -959,7 +1018,20 @@ mod tests {
                 "  - link \"Back to account\" [ref=f2e4] [cursor=pointer]:\n",
                 "    - /url: /\n",
             ),
-            "Your membership has been cancelled\nYou can keep watching until the end of your billing period.\nBack to account\n",
+            // The link is a way somewhere, not what the page says happened.
+            "Your membership has been cancelled\nYou can keep watching until the end of your billing period.\n",
+        ),
+        (
+            "a link or a button that reads as a state is not the page's word",
+            concat!(
+                "- heading \"Account\" [level=1] [ref=e2]\n",
+                "- link \"Cancelled State\" [ref=e3] [cursor=pointer]:\n",
+                "  - /url: /cancelled\n",
+                "- navigation [ref=e4]:\n",
+                "  - text: Your membership has been cancelled\n",
+                "- button \"Membership cancelled?\" [ref=e5]\n",
+            ),
+            "Account\n",
         ),
         (
             "what somebody typed is not the page's word",
@@ -980,7 +1052,7 @@ mod tests {
                 "  - option \"I already cancelled\"\n",
                 "- button \"Finish Cancellation\" [ref=f1e7]\n",
             ),
-            "Reason for leaving\n-- choose --\nFinish Cancellation\n",
+            "Reason for leaving\n-- choose --\n",
         ),
         (
             "quoted values, images and hidden subtrees",
@@ -1122,5 +1194,35 @@ mod tests {
             }
         }
         assert!(wrong.is_empty(), "{}", wrong.join("\n"));
+    }
+
+    /// Failure pages after the final step, each language's own word for
+    /// "failed" (written apart from the tables): never a success.
+    #[test]
+    fn failure_pages_say_failed_in_each_language() {
+        let pages = [
+            "Tilauksen peruutus epäonnistui. Yritä myöhemmin uudelleen.",
+            "Die Kündigung ist leider fehlgeschlagen.",
+            "La résiliation a échoué, veuillez réessayer.",
+            "La cancelación falló. Inténtalo de nuevo.",
+            "O cancelamento falhou.",
+            "Annullamento fallito, riprova.",
+            "Het opzeggen is mislukt.",
+            "Anulowanie nieudane, spróbuj ponownie.",
+            "Zrušení selhalo.",
+            "Uppsägningen misslyckades.",
+            "Opsigelsen mislykkedes.",
+            "Oppsigelsen mislyktes.",
+            "Ошибка: отмена подписки не выполнена.",
+            "فشل إلغاء الاشتراك.",
+            "ביטול המנוי נכשל.",
+        ];
+        for page in pages {
+            assert!(
+                !matches!(success_claim(page), Claim::Affirmed(_)),
+                "{page}: {:?}",
+                success_claim(page)
+            );
+        }
     }
 }

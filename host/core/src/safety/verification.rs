@@ -13,6 +13,7 @@
 use serde::Serialize;
 
 use super::CommitPage;
+use super::ended;
 use super::success::{self, Claim};
 use crate::plugin::Verdict;
 
@@ -38,6 +39,10 @@ pub struct Evidence {
     /// The final step (a strong sign, the plan's irreversible step, a commit
     /// pattern) was approved and ran: a flow that commits by navigation.
     pub final_step_approved: bool,
+    /// Of `released`, those whose address names an add-on
+    /// (`/account/extra-member/remove`): evidence that something ended,
+    /// not the subscription.
+    pub released_add_ons: usize,
 }
 
 impl Evidence {
@@ -91,6 +96,24 @@ pub fn judge_success(
     if !definite {
         return Verification::NotVerified(
             "the page's visible text does not say, without a condition, that the subscription is cancelled"
+                .into(),
+        );
+    }
+    // What ended must be the subscription: not an add-on the page names,
+    // and not what every request the yes released was about.
+    if let Claim::Affirmed(phrase) = claim
+        && let Some(why) = ended::add_on_ended(visible, phrase)
+    {
+        return Verification::NotVerified(format!(
+            "this run ended an add-on, not the subscription: {why}"
+        ));
+    }
+    if !evidence.final_step_approved
+        && evidence.released > 0
+        && evidence.released_add_ons == evidence.released
+    {
+        return Verification::NotVerified(
+            "this run ended an add-on, not the subscription: every request released with a yes was about one"
                 .into(),
         );
     }
@@ -223,6 +246,7 @@ mod tests {
             let evidence = Evidence {
                 released: usize::from(approved),
                 final_step_approved: false,
+                released_add_ons: 0,
             };
             assert_eq!(
                 kind(&judge_success(&verdict, text, evidence, false, page)),
@@ -240,6 +264,7 @@ mod tests {
         let evidence = Evidence {
             released: 1,
             final_step_approved: false,
+            released_add_ons: 0,
         };
         let cases = [
             (Verdict::Unknown, true, "verified"),
@@ -258,6 +283,7 @@ mod tests {
         let navigated = Evidence {
             released: 0,
             final_step_approved: true,
+            released_add_ons: 0,
         };
         assert_eq!(
             kind(&judge_success(
@@ -269,5 +295,37 @@ mod tests {
             )),
             "verified"
         );
+    }
+
+    /// A yes to ending an add-on, and a page that says "cancelled" of it:
+    /// never verified, whatever the language; the subscription's own
+    /// confirmation still is.
+    #[test]
+    fn an_add_on_ended_is_not_the_subscription() {
+        let one = Evidence {
+            released: 1,
+            final_step_approved: false,
+            released_add_ons: 0,
+        };
+        let addon = Evidence {
+            released_add_ons: 1,
+            ..one
+        };
+        let cases = [
+            (
+                "Dein Extra-Mitglied-Platz wurde gekündigt. Dein Abo läuft unverändert weiter.",
+                one,
+                "not",
+            ),
+            ("Your membership has been cancelled.", addon, "not"),
+            ("Your membership has been cancelled.", one, "verified"),
+        ];
+        for (page, evidence, want) in cases {
+            let got = judge_success(&Verdict::Success, page, evidence, true, None);
+            assert_eq!(kind(&got), want, "{page}: {got:?}");
+            if want == "not" {
+                assert!(format!("{got:?}").contains("add-on"), "{got:?}");
+            }
+        }
     }
 }

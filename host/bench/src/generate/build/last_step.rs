@@ -4,12 +4,12 @@
 //! negatives, hidden terms.
 
 use crate::blueprint::{
-    Action, Block, Control, Effect, Emphasis, Field, Form, Frame, Go, Method, Style,
+    Action, Block, Control, Effect, Emphasis, Field, Form, Frame, Go, Method, Send, Style,
 };
 use crate::error::Result;
-use crate::flow::{Origin, RequestPattern, Shape, Step, StepAction};
+use crate::flow::{Ending, Origin, RequestPattern, Shape, Step, StepAction};
 
-use super::super::Work;
+use super::super::{SurveyCommit, Work};
 use super::{Builder, PROVIDER_COMMIT, PROVIDER_FRAME};
 
 /// The reason select (and, when compulsory, a second required
@@ -57,6 +57,32 @@ pub(super) fn survey_fields(
     Ok(fields)
 }
 
+/// The neutral link a redirect-commit's final control goes to, the hop
+/// after it, and the GET (or HEAD) that commits at the end of the chain.
+const REDIRECT_FROM: &str = "/go/next";
+const REDIRECT_HOP: &str = "/go/continue";
+const REDIRECT_COMMIT: &str = "/membership/cancel/confirm";
+/// The site's WebSocket (websocket-commit), and what goes over it: the
+/// final button's message and the chat's "Close", which reads the same.
+const SOCKET: &str = "/chat/socket";
+const SOCKET_COMMIT: &str = r#"{"action":"cancel_membership","confirm":true}"#;
+const SOCKET_CLOSE: &str = r#"{"action":"cancel_membership","confirm":true,"source":"chat_close"}"#;
+/// Where a follow-up-commit's survey is posted: a feedback endpoint whose
+/// words say nothing of cancelling, so the survey's post needs no yes and
+/// the one yes is the follow-up's.
+const SURVEY_POST: &str = "/feedback/survey";
+
+/// `path` with its last segment replaced by `last`: a GET form's commit
+/// reads like the service's own (`/account/cancel/submit` →
+/// `/account/cancel/complete`).
+fn sibling(path: &str, last: &str) -> String {
+    let trimmed = path.trim_end_matches('/');
+    match trimmed.rsplit_once('/') {
+        Some((base, _)) => format!("{base}/{last}"),
+        None => format!("/{last}"),
+    }
+}
+
 pub(super) fn confirm(
     b: &mut Builder<'_>,
     screen: &Work,
@@ -66,6 +92,8 @@ pub(super) fn confirm(
     let marks = &screen.marks;
     let heading = if marks.double_negative {
         "trick_heading"
+    } else if marks.survey_commit.is_some() {
+        "survey_heading"
     } else {
         "confirm_heading"
     };
@@ -90,12 +118,29 @@ pub(super) fn confirm(
         },
         note: None,
     });
+    // A link or a socket message carries no form: a reason the skeleton
+    // asks on this page is left out of these two.
+    if b.has(Shape::RedirectCommit) {
+        redirect_commit(b, screen, controls)?;
+        controls.push(keep);
+        return Ok(None);
+    }
+    if b.has(Shape::WebsocketCommit) {
+        socket_commit(b, screen, blocks, controls)?;
+        controls.push(keep);
+        return Ok(None);
+    }
     let first_step = b.path.len();
     let fields = if screen.reason {
         survey_fields(b, false, false)?
     } else {
         Vec::new()
     };
+    if let Some(how) = marks.survey_commit {
+        survey_commit(b, screen, how, fields, controls)?;
+        controls.push(keep);
+        return Ok(None);
+    }
     let framed = if b.has(Shape::IframeCrossOrigin) {
         Some(Origin::Api)
     } else if b.has(Shape::Iframe) {
@@ -138,13 +183,22 @@ pub(super) fn confirm(
         path: action.clone(),
         body_has: None,
     });
+    let (effect, then) = if b.has(Shape::FailureAfterFinal) {
+        // The site takes the request and answers that it failed.
+        b.ending = Ending::Fails;
+        let failed = format!("{}/error", action.trim_end_matches('/'));
+        b.result_screen(&failed, ("failed_heading", "failed_body"))?;
+        (Effect::CommitFails, failed)
+    } else {
+        (Effect::Commit, b.family.done.clone())
+    };
     b.bp.actions.push(Action {
         method,
         origin,
         path: action.clone(),
         when: None,
-        effect: Effect::Commit,
-        then: b.family.done.clone(),
+        effect,
+        then,
     });
     let commit = Control::Form(Form {
         method,
@@ -167,6 +221,7 @@ pub(super) fn confirm(
         dialog,
         note: None,
         as_link: get,
+        follow: None,
     });
     if marks.double_negative {
         controls.push(keep);
@@ -183,4 +238,166 @@ pub(super) fn confirm(
         },
         title: b.word("frame_title").unwrap_or_default(),
     }))
+}
+
+/// The commit step: a click on `role` named `name`, the one the yes is
+/// asked before.
+fn commit_step(b: &mut Builder<'_>, role: &str, name: &str) {
+    b.step(StepAction::Click, role, name);
+    if let Some(last) = b.path.last_mut() {
+        last.commits = true;
+    }
+}
+
+/// The last page is a survey: its "Submit" either is a GET form to the
+/// commit (the reason in the query) or posts the survey by `fetch`, after
+/// whose answer the page sends the cancellation itself.
+fn survey_commit(
+    b: &mut Builder<'_>,
+    screen: &Work,
+    how: SurveyCommit,
+    fields: Vec<Field>,
+    controls: &mut Vec<Control>,
+) -> Result<()> {
+    let submit = b.word("submit")?;
+    commit_step(b, "button", &submit);
+    let done = b.family.done.clone();
+    let (method, action, follow) = match how {
+        SurveyCommit::GetForm => {
+            let commit = sibling(&b.family.commit, "complete");
+            b.commit = Some(RequestPattern {
+                method: "GET".into(),
+                origin: Origin::Site,
+                path: commit.clone(),
+                body_has: None,
+            });
+            b.bp.actions.push(Action {
+                method: Method::Get,
+                origin: Origin::Site,
+                path: commit.clone(),
+                when: None,
+                effect: Effect::Commit,
+                then: done,
+            });
+            (Method::Get, commit, None)
+        }
+        SurveyCommit::FollowUp => {
+            let survey = SURVEY_POST.to_owned();
+            let commit = b.family.commit.clone();
+            let post = |path: &str| RequestPattern {
+                method: "POST".into(),
+                origin: Origin::Site,
+                path: path.to_owned(),
+                body_has: None,
+            };
+            b.commit = Some(post(&commit));
+            b.commit_follows = Some(post(&survey));
+            b.bp.actions.push(Action {
+                method: Method::Post,
+                origin: Origin::Site,
+                path: survey.clone(),
+                when: None,
+                effect: Effect::Navigate,
+                then: screen.path.clone(),
+            });
+            b.bp.actions.push(Action {
+                method: Method::Post,
+                origin: Origin::Site,
+                path: commit.clone(),
+                when: None,
+                effect: Effect::Commit,
+                then: done,
+            });
+            (Method::Post, survey, Some(commit))
+        }
+    };
+    controls.push(Control::Form(Form {
+        method,
+        origin: Origin::Site,
+        action,
+        fields,
+        submit,
+        emphasis: Emphasis::Primary,
+        dialog: None,
+        note: None,
+        as_link: false,
+        follow,
+    }));
+    Ok(())
+}
+
+/// The final control is a link to a neutral path that redirects twice to
+/// a GET commit; the site answers HEAD there like GET.
+fn redirect_commit(b: &mut Builder<'_>, screen: &Work, controls: &mut Vec<Control>) -> Result<()> {
+    let label = b.word(&screen.go)?;
+    commit_step(b, "link", &label);
+    b.bp.head_as_get = true;
+    b.bp.redirects = vec![
+        (REDIRECT_FROM.to_owned(), REDIRECT_HOP.to_owned()),
+        (
+            REDIRECT_HOP.to_owned(),
+            format!("{REDIRECT_COMMIT}?confirm=yes"),
+        ),
+    ];
+    b.commit = Some(RequestPattern {
+        method: "GET|HEAD".into(),
+        origin: Origin::Site,
+        path: REDIRECT_COMMIT.to_owned(),
+        body_has: None,
+    });
+    b.bp.actions.push(Action {
+        method: Method::Get,
+        origin: Origin::Site,
+        path: REDIRECT_COMMIT.to_owned(),
+        when: None,
+        effect: Effect::Commit,
+        then: b.family.done.clone(),
+    });
+    controls.push(Control::Go(Go {
+        label,
+        to: REDIRECT_FROM.to_owned(),
+        style: Style::Link,
+        emphasis: Emphasis::Primary,
+        note: None,
+    }));
+    Ok(())
+}
+
+/// The final button sends the cancellation over the site's WebSocket; the
+/// chat widget on the same page sends the same words when it is closed.
+fn socket_commit(
+    b: &mut Builder<'_>,
+    screen: &Work,
+    blocks: &mut Vec<Block>,
+    controls: &mut Vec<Control>,
+) -> Result<()> {
+    let label = b.word(&screen.go)?;
+    commit_step(b, "button", &label);
+    b.bp.socket = Some(SOCKET.to_owned());
+    b.commit = Some(RequestPattern {
+        method: Method::Ws.as_str().into(),
+        origin: Origin::Site,
+        path: SOCKET.to_owned(),
+        body_has: Some("action=cancel_membership".into()),
+    });
+    b.bp.actions.push(Action {
+        method: Method::Ws,
+        origin: Origin::Site,
+        path: SOCKET.to_owned(),
+        when: Some(("action".into(), "cancel_membership".into())),
+        effect: Effect::Commit,
+        then: b.family.done.clone(),
+    });
+    blocks.push(Block::Chat {
+        title: b.word("chat")?,
+        close: b.word("close")?,
+        close_message: SOCKET_CLOSE.to_owned(),
+        socket: SOCKET.to_owned(),
+    });
+    controls.push(Control::Send(Send {
+        label,
+        message: SOCKET_COMMIT.to_owned(),
+        emphasis: Emphasis::Primary,
+    }));
+    Ok(())
 }

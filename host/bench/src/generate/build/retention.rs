@@ -192,6 +192,7 @@ pub(super) fn pause(
         dialog: None,
         note: None,
         as_link: false,
+        follow: None,
     }));
     Ok(())
 }
