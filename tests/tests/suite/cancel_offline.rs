@@ -302,3 +302,36 @@ async fn on_a_terminal_a_yes_typed_ahead_does_not_count() {
         "{seen}"
     );
 }
+
+/// The Python prototype's own Netflix pages (`clthuang/vici_assessment`,
+/// `subterminator/mock_pages/netflix`), which no one here wrote and which
+/// are not copied into this repository: point `VICI_PAGES` at that folder
+/// of a checkout and run this test by name. The account page links
+/// "Cancelled State" (once read as a confirmation at turn 0); the survey
+/// comes before the offer; the final "Finish Cancellation" is a link whose
+/// GET is the commit. One yes, the commit after it, verified.
+#[tokio::test(flavor = "multi_thread")]
+#[ignore = "needs the prototype's pages: VICI_PAGES=…/subterminator/mock_pages/netflix"]
+async fn the_python_prototypes_netflix_pages_cancel_with_one_yes() {
+    use subterminator_tests::{human, site::Site};
+    let Some(pages) = std::env::var_os("VICI_PAGES") else {
+        panic!("set VICI_PAGES to the prototype's subterminator/mock_pages/netflix folder");
+    };
+    let site = Site::serve(std::path::Path::new(&pages)).await.unwrap();
+    let home = tempfile::tempdir().unwrap();
+    let commits = || {
+        site.requests()
+            .iter()
+            .filter(|r| r.path() == "/cancelplan_complete.html")
+            .count()
+    };
+    let command = cancel(home.path(), "netflix", &site.url("/account.html"));
+    let session = human::run(command, |_| true, commits).await.unwrap();
+    let said = e2e::text(&session.output);
+    assert_eq!(session.output.status.code(), Some(0), "{said}");
+    assert_eq!(session.prompts.len(), 1, "{said}");
+    assert_eq!(session.prompts[0].commits_before, 0, "{said}");
+    assert_eq!(commits(), 1, "{:?}", site.requests());
+    let result = e2e::last_result(home.path()).unwrap();
+    assert_eq!(result["verified"], true, "{result}");
+}

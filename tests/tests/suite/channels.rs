@@ -105,7 +105,13 @@ async fn every_hop_of_a_redirect_is_judged_before_anything_is_sent_to_it() {
 
     // Approved: the action's own request goes, its redirect is judged.
     guard
-        .set_mode(&browser, GuardMode::Approved { turn: 3 })
+        .set_mode(
+            &browser,
+            GuardMode::Approved {
+                turn: 3,
+                commits: false,
+            },
+        )
         .await
         .unwrap();
     click_held(&browser, &reference(&page, "link", "Go back")).await;

@@ -502,7 +502,13 @@ async fn approved_releases_and_records_everything() {
         .await
         .unwrap();
     guard
-        .set_mode(&browser, GuardMode::Approved { turn: 7 })
+        .set_mode(
+            &browser,
+            GuardMode::Approved {
+                turn: 7,
+                commits: false,
+            },
+        )
         .await
         .unwrap();
     browser.navigate(&site.url("/")).await.unwrap();
@@ -644,7 +650,13 @@ async fn guard_costs() {
 
     let (mut set, mut same, mut take) = (Vec::new(), Vec::new(), Vec::new());
     for _ in 0..RUNS {
-        for mode in [GuardMode::Approved { turn: 1 }, GUARDED] {
+        for mode in [
+            GuardMode::Approved {
+                turn: 1,
+                commits: false,
+            },
+            GUARDED,
+        ] {
             let started = Instant::now();
             guard.set_mode(&browser, mode).await.unwrap();
             set.push(started.elapsed());

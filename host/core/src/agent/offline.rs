@@ -26,6 +26,8 @@ pub struct OfflinePolicy {
     plan: Vec<PlanStep>,
     step: usize,
     hint: usize,
+    /// Earlier steps taken again, each once at most (see `next`).
+    retaken: Vec<usize>,
 }
 
 impl OfflinePolicy {
@@ -34,6 +36,7 @@ impl OfflinePolicy {
             plan,
             step: 0,
             hint: 0,
+            retaken: Vec::new(),
         }
     }
 
@@ -78,6 +81,29 @@ impl OfflinePolicy {
                 if !hint.optional {
                     break;
                 }
+            }
+        }
+        // A flow in another order (the survey before the offer, as the
+        // Python prototype's Netflix pages have it): an earlier step the
+        // page shows now is taken again, once at most, and never a step
+        // that commits; the cursor stays where it was.
+        for s in 0..self.step.min(self.plan.len()) {
+            if self.plan[s].irreversible || self.retaken.contains(&s) || s == 0 {
+                continue;
+            }
+            let found = self.plan[s]
+                .targets
+                .iter()
+                .filter(|hint| hint.action == HintAction::Click)
+                .find_map(|hint| find(snapshot, hint).map(|at| (hint, at)));
+            if let Some((hint, at)) = found {
+                self.retaken.push(s);
+                return Move::Act {
+                    step: s + 1,
+                    description: self.plan[s].description.clone(),
+                    hint: Box::new(hint.clone()),
+                    element: Box::new(snapshot.elements[at].clone()),
+                };
             }
         }
         let reason = match self.plan.get(self.step) {
@@ -295,6 +321,40 @@ mod tests {
             Move::Act { step, element, .. } => Some((*step, element.name.clone())),
             Move::Complete { .. } => None,
         }
+    }
+
+    /// The survey before the offer (the Python prototype's Netflix order):
+    /// the offer's "Continue to cancel", a step already passed, is taken
+    /// once when nothing later is on the page; never the opening step, never
+    /// the final one, and not twice.
+    #[test]
+    fn an_earlier_step_is_taken_again_once_in_a_flow_of_another_order() {
+        let mut policy = OfflinePolicy::new(plan());
+        let steps = [
+            (
+                page(&[("button", "Cancel membership")]),
+                Some((1, "Cancel membership")),
+            ),
+            (page(&[("button", "Continue")]), Some((3, "Continue"))),
+            (
+                page(&[("button", "Continue to cancel")]),
+                Some((2, "Continue to cancel")),
+            ),
+            (page(&[("button", "Continue to cancel")]), None),
+        ];
+        for (i, (snapshot, want)) in steps.iter().enumerate() {
+            let got = policy.next(snapshot, false);
+            let want = want.map(|(n, name)| (n, name.to_owned()));
+            assert_eq!(acted_on(&got), want, "page {i}");
+        }
+        let mut policy = OfflinePolicy::new(plan());
+        policy.next(&page(&[("button", "Cancel membership")]), false);
+        policy.next(&page(&[("button", "Continue to cancel")]), false);
+        // The opening step is never taken again by this rule.
+        let back = policy.next(&page(&[("button", "Cancel membership")]), false);
+        assert_eq!(acted_on(&back), None);
+        let done = policy.next(&page(&[("button", "Finish cancellation")]), false);
+        assert_eq!(acted_on(&done), Some((4, "Finish cancellation".into())));
     }
 
     #[test]

@@ -194,7 +194,15 @@ fn covers(open: &OpenDialog, accepts: bool) -> Option<(Approval, String)> {
 fn reads_as_billing_change(request: &HeldRequest) -> bool {
     floor::sign_in_url(&request.url)
         .is_some_and(|sign| sign.strength == floor::Strength::BillingChange)
-        || request.why.contains(BILLING_WHY)
+        || guard_reads_billing(request)
+}
+
+/// Whether the guard's own reading of what a request sends (its fields, a
+/// beacon's body, a message) says it changes what the person pays. An
+/// address alone does not: `/account/pause` with `choice=cancel` is a
+/// pause form's way to the cancellation.
+fn guard_reads_billing(request: &HeldRequest) -> bool {
+    request.why.contains(BILLING_WHY)
 }
 
 /// How `guard.js` says a request reads as a billing change.
@@ -279,12 +287,19 @@ async fn run_and_look(
         // effect is such a change is no step of theirs, and its driver hears
         // why.
         let (billing, rest): (Vec<HeldRequest>, Vec<HeldRequest>) =
-            pending.drain(..).partition(reads_as_billing_change);
+            pending.drain(..).partition(|r| {
+                guard_reads_billing(r)
+                    || (matches!(action.origin, Origin::Plan | Origin::Replay)
+                        && reads_as_billing_change(r))
+            });
         pending = rest;
         if let Some(change) = billing.first() {
             let what = format!("{} {}", change.method, change.url);
             run::abort(cx, state, &billing).await?;
-            if pending.is_empty() && matches!(action.origin, Origin::Plan | Origin::Replay) {
+            // The step's own form sent it (not a beacon as the page left):
+            // the step is no step towards cancelling.
+            let own = billing.iter().any(|r| r.navigation);
+            if own && pending.is_empty() && matches!(action.origin, Origin::Plan | Origin::Replay) {
                 return Ok(Acted::Refused(Refusal::new(
                     RefusalCode::ActionFailed,
                     format!(

@@ -67,7 +67,10 @@ pub(super) async fn run(
     let answers_dialog = resolved.runs == mcp::HANDLE_DIALOG;
     let mode = match clearance {
         Clearance::Unapproved(mode) => *mode,
-        Clearance::Approved(_) => GuardMode::Approved { turn: state.turn },
+        Clearance::Approved(approval) => GuardMode::Approved {
+            turn: state.turn,
+            commits: approval.final_step(),
+        },
     };
     if changes
         && !answers_dialog

@@ -466,3 +466,29 @@ fn dry_run(cx: &mut Ctx<'_>, call: &ToolCall, state: &State) -> TaskResult {
         target.map(|t| format!(" on {t}")).unwrap_or_default()
     ))
 }
+
+#[cfg(test)]
+mod tests {
+    use super::start_commits;
+
+    /// A start address is a page: one that itself reads as a commit (a
+    /// client's `start_url`, a link from a mail) is never opened; an
+    /// account page, a flow's opener or the page that asks to confirm is.
+    #[test]
+    fn which_start_addresses_are_refused_table() {
+        for (url, refused) in [
+            ("http://127.0.0.1:8080/membership/cancel/complete", true),
+            (
+                "https://www.example.com/account?action=end_subscription",
+                true,
+            ),
+            ("https://www.example.com/offer/accept?offer=half", true),
+            ("https://www.netflix.com/cancelplan", false),
+            ("https://www.example.com/account", false),
+            ("https://www.example.com/account/cancel/confirm", false),
+            ("http://127.0.0.1:8931/account.html", false),
+        ] {
+            assert_eq!(start_commits(url).is_some(), refused, "{url}");
+        }
+    }
+}

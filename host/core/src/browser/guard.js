@@ -185,12 +185,14 @@ async (page) => {
     const pattern = commitPattern(g, method, forms) || commitPattern(g, sent, forms);
     const document = request.isNavigationRequest();
     const top = isTop(request);
-    const loads = document && top && !hop;
+    // A page loaded: not a redirect hop, except while the person signs in
+    // (their sign-in's answer is where it sends them).
+    const loads = document && top && (!hop || Boolean(mode.person));
     const said = says(g, request, loads);
     const safe = SAFE.includes(method);
     const changes = !safe || said !== null || pattern !== null;
     const how = method === sent ? method : sent + ' (as ' + method + ')';
-    if (mode.approved && !hop) return changes ? ['release'] : ['pass'];
+    if (mode.approved && (!hop || mode.commits)) return changes ? ['release'] : ['pass'];
     if (mode.person) {
       // The person signs in while the host waits: their sign-in goes, and
       // the pages they load; nothing else that changes anything (the
@@ -249,16 +251,31 @@ async (page) => {
     const browser = ctx.browser();
     if (!browser || typeof browser.newBrowserCDPSession !== 'function') return null;
     const cdp = await browser.newBrowserCDPSession();
-    // Main frames: a page target's id is its main frame's.
+    // A browser-level session sees every context: on a browser the person
+    // attached (`--cdp-endpoint`), their own tabs too. Only this context's
+    // targets are judged; another context's requests go on untouched. A
+    // request whose frame is not known to be another's is judged (fail
+    // closed). A page target's id is its main frame's.
+    let mine = '';
+    try {
+      const own = await ctx.newCDPSession(page);
+      const { targetInfo } = await own.send('Target.getTargetInfo');
+      mine = targetInfo.browserContextId || '';
+      await own.detach().catch(() => {});
+    } catch (e) { mine = ''; }
     const tops = new Set();
+    const others = new Set();
     const findTops = async () => {
       try {
         const { targetInfos } = await cdp.send('Target.getTargets');
-        for (const t of targetInfos) if (t.type === 'page') tops.add(t.targetId);
+        for (const t of targetInfos) {
+          if (mine !== '' && t.browserContextId && t.browserContextId !== mine) others.add(t.targetId);
+          else if (t.type === 'page') tops.add(t.targetId);
+        }
       } catch (e) { /* keep what is known */ }
     };
     await findTops();
-    cdp.on('Fetch.requestPaused', (e) => { paused(g, cdp, e, tops, findTops).catch(() => {}); });
+    cdp.on('Fetch.requestPaused', (e) => { paused(g, cdp, e, tops, others, findTops).catch(() => {}); });
     await cdp.send('Fetch.enable', { patterns: [{ urlPattern: '*', requestStage: 'Request' }] });
     return cdp;
   };
@@ -270,13 +287,20 @@ async (page) => {
     }
     return null;
   };
-  const paused = async (g, cdp, e, tops, findTops) => {
+  const paused = async (g, cdp, e, tops, others, findTops) => {
     const go = () => cdp.send('Fetch.continueRequest', { requestId: e.requestId }).catch(() => {});
     const fail = () => cdp.send('Fetch.failRequest', { requestId: e.requestId, errorReason: 'Aborted' }).catch(() => {});
     const url = e.request.url;
     const hop = Boolean(e.redirectedRequestId);
     const document = e.resourceType === 'Document';
-    if (document && e.frameId && !tops.has(e.frameId)) await findTops();
+    // Where a request the person let go (or an approved action sent) is
+    // redirected to is its own answer: its GET hops load as pages.
+    if (hop && g.answered.has(e.redirectedRequestId) && e.request.method === 'GET') {
+      g.answered.add(e.requestId);
+      return go();
+    }
+    if (e.frameId && !tops.has(e.frameId) && !others.has(e.frameId)) await findTops();
+    if (e.frameId && others.has(e.frameId)) return go();
     const top = document && tops.has(e.frameId);
     const request = {
       method: () => e.request.method,
@@ -297,6 +321,7 @@ async (page) => {
     if (verdict[0] === 'pass') return go();
     if (verdict[0] === 'release') {
       if (g.released.length < KEEP) g.released.push({ ...entry, action: g.mode.action || '' }); else g.dropped += 1;
+      answer(g, e.requestId);
       return go();
     }
     if (verdict[0] === 'stop') {
@@ -322,8 +347,19 @@ async (page) => {
     }).then(() => (top ? page.waitForLoadState('load').catch(() => {}) : undefined));
     const decided = new Promise((resolve) => g.waiting.set(id, { resolve, settled }));
     g.held.push({ ...entry, id, why: verdict[1], body: summary(request), action: g.mode.action || '' });
-    if (await decided) return go();
+    if (await decided) {
+      // A page load let go from a page that commits is a read: its
+      // redirects are judged still.
+      if (verdict[2] !== 'read') answer(g, e.requestId);
+      return go();
+    }
     return fail();
+  };
+  // Requests let go, whose redirects are their answers (bounded: only the
+  // latest are kept).
+  const answer = (g, id) => {
+    if (g.answered.size >= KEEP) g.answered.clear();
+    g.answered.add(id);
   };
 
   // A WebSocket message: by its words alone (the socket's address names
@@ -343,7 +379,7 @@ async (page) => {
   let g = ctx[KEY];
   const fresh = !g;
   if (!g) {
-    g = { mode: OP.mode, rules: compile(RULES), stopped: [], held: [], released: [], dropped: 0, next: 1, waiting: new Map(), settling: false };
+    g = { mode: OP.mode, rules: compile(RULES), stopped: [], held: [], released: [], dropped: 0, next: 1, waiting: new Map(), settling: false, answered: new Set() };
     // Every URL, whatever its scheme: a glob could miss one.
     g.matcher = () => true;
     g.handler = async (route) => {

@@ -140,8 +140,10 @@ pub struct Harmless {
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum GuardMode {
     /// An approved action runs: its requests pass, those that change state
-    /// recorded as released by the action of `turn`.
-    Approved { turn: u32 },
+    /// recorded as released by the action of `turn`. Its redirect hops are
+    /// judged still, unless the yes was for the final step (`commits`):
+    /// then where it is sent is the commit the person approved.
+    Approved { turn: u32, commits: bool },
     /// An unapproved action runs: state-changing requests held (to the
     /// service, by a commit pattern, or reading as a commit elsewhere) or
     /// stopped (elsewhere); top-level navigations to the service held too
@@ -396,8 +398,8 @@ pub fn take_code(rules: &GuardRules, mode: GuardMode) -> String {
 
 fn code(rules: &str, op: &Op, mode: GuardMode) -> String {
     let mode = match mode {
-        GuardMode::Approved { turn } => {
-            json!({ "approved": true, "action": format!("turn {turn}"), "navs": false, "step": null })
+        GuardMode::Approved { turn, commits } => {
+            json!({ "approved": true, "commits": commits, "action": format!("turn {turn}"), "navs": false, "step": null })
         }
         GuardMode::Guarded {
             hold_navigations,
@@ -786,8 +788,14 @@ mod tests {
         assert!(code.contains(&format!("const MARK = \"{ANSWER_MARK}\";")));
         assert!(install_code(&rules).contains(r#""op":"install""#));
         assert!(
-            take_code(&rules, GuardMode::Approved { turn: 3 })
-                .contains(r#""action":"turn 3","approved":true"#)
+            take_code(
+                &rules,
+                GuardMode::Approved {
+                    turn: 3,
+                    commits: false
+                }
+            )
+            .contains(r#""action":"turn 3","approved":true"#)
         );
     }
 }

@@ -105,8 +105,8 @@ const STEMS: &[&str] = &[
     "לבטל",
 ];
 
-/// "Do it", found inside a word: English "complete", "finish", "submit",
-/// "process", "execute", "perform", "proceed"; German "abschließen"
+/// "Do it", found inside a word: English "complete", "submit", "process",
+/// "execute", "perform"; German "abschließen"
 /// ("Kündigung abschließen"), "jetzt" (§312k BGB's "jetzt kündigen"),
 /// "beenden", "durchführen"; French "valider", "terminer"; Spanish and
 /// Portuguese "finalizar", "completar", "concluir", "tramitar"; Italian
@@ -121,13 +121,10 @@ const ACTS: &[&str] = &[
     "complete[^d]",
     "complete$",
     "completion",
-    "finish",
-    "final",
     "submit",
     "process",
     "execut",
     "perform",
-    "proceed",
     "abschließ",
     "abschliess",
     "jetzt",
@@ -189,13 +186,19 @@ const ACT_WORDS: &[&str] = &[
     "עכשיו",
 ];
 
-/// Asking to confirm: "confirm" (French "confirmer", Spanish and
+/// Asking to confirm, or naming the last step: "final", "finish",
+/// "proceed", "confirm" (French "confirmer", Spanish and
 /// Portuguese "confirmar"), Italian "conferma", German "bestätigen", Dutch
 /// "bevestig", Polish "potwierdź", Czech "potvrď", Swedish "bekräfta",
 /// Danish "bekræft", Norwegian "bekreft", Finnish "vahvista", Turkish
 /// "onayla", Russian "подтверд", Arabic "تأكيد", Hebrew "אישור", Japanese
 /// "確認", Chinese "确认", Korean "확인".
 const ASKS: &[&str] = &[
+    // The last page's own names: a page a flow loads ("/cancellation/final"
+    // is Amazon's), a step anywhere else.
+    "final",
+    "finish",
+    "proceed",
     "confirm",
     "conferm",
     "bestätig",
@@ -444,7 +447,9 @@ mod tests {
             Some(Commits),
         ),
         ("/account/subscription/cancel/submit", Some(Commits)),
-        ("/api/v2/cancelSubscription?step=finish", Some(Commits)),
+        ("/api/v2/cancelSubscription?step=finish", Some(Confirms)),
+        ("/api/v2/cancelSubscription?step=submit", Some(Commits)),
+        ("/mc/pipelines/cancellation/final", Some(Confirms)),
         ("/account action end_subscription", Some(Commits)),
         ("/settings endMembership", Some(Commits)),
         ("/cancel-now", Some(Commits)),
