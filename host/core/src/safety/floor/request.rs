@@ -121,6 +121,8 @@ const ACTS: &[&str] = &[
     "complete[^d]",
     "complete$",
     "completion",
+    "finaliz",
+    "finalis",
     "submit",
     "process",
     "execut",
