@@ -1,6 +1,10 @@
 //! Reading a CSV export: find the header line (some banks put a summary
 //! block above it), pick the layout it belongs to, or the caller's explicit
 //! columns, and turn each row into a transaction with money out positive.
+//!
+//! Rows are read twice, streaming, and never held: once for what the file
+//! as a whole decides (the decimal mark, the order of day and month), once
+//! to turn each into a transaction.
 
 use chrono::NaiveDate;
 
@@ -9,7 +13,9 @@ use crate::csv_layouts::{self, Amount, Layout, same_header};
 use crate::dates::parse_date;
 use crate::error::{HeaderSeen, ScanError};
 use crate::lines::LineCounter;
-use crate::money::{Currency, DecimalMark, Money, guess_mark, parse_amount};
+use crate::money::{
+    Currency, DecimalMark, Direction, Money, guess_mark, parse_amount, parse_marked_amount,
+};
 use crate::statement::{Format, ScanOptions, SkipReason, Skipped, Statement, Transaction};
 
 /// How far down to look for the header: Bank of America's checking export
@@ -40,6 +46,8 @@ struct Resolved {
     fallback_currency: Currency,
     ignored_rows: Vec<(usize, &'static [&'static str])>,
     mark: Option<DecimalMark>,
+    id: Option<usize>,
+    either_date_order: bool,
 }
 
 enum ResolvedAmount {
@@ -66,6 +74,7 @@ pub(crate) fn read(name: &str, text: &str, options: &ScanOptions) -> Result<Stat
         resolved,
     } = found;
 
+    let mut resolved = resolved;
     let mut statement = Statement {
         name: name.to_owned(),
         format: Format::Csv {
@@ -74,25 +83,44 @@ pub(crate) fn read(name: &str, text: &str, options: &ScanOptions) -> Result<Stat
         transactions: Vec::new(),
         lines_read: 0,
         skipped: Vec::new(),
-    };
-    let skip = |statement: &mut Statement, line: usize, reason| {
-        statement.skipped.push(Skipped {
-            file: name.to_owned(),
-            line,
-            reason,
-        });
+        notes: Vec::new(),
     };
 
-    let mut rows = Vec::new();
-    // Line numbers come from byte offsets: the csv crate's own line count
-    // is off by one in CRLF files (see `LineCounter::line_of_record`).
+    // First pass: what the rows decide together.
+    let mut samples: Vec<String> = Vec::new();
+    let mut order = DateEvidence::default();
     let mut lines = LineCounter::new(text);
-    for (index, record) in reader(text, delimiter).records().enumerate() {
-        if index <= header_index {
-            continue;
+    for record in reader(text, delimiter).records().skip(header_index + 1) {
+        let Ok(record) = record else { continue };
+        if resolved.mark.is_none() && samples.len() < MARK_SAMPLE_ROWS {
+            samples.extend(
+                amount_cells(&resolved.amount)
+                    .into_iter()
+                    .filter_map(|i| record.get(i).map(str::to_owned)),
+            );
         }
+        if let Some(date) = first_filled(&record, &resolved.date) {
+            let line = record
+                .position()
+                .map_or(0, |p| lines.line_of_record(p.byte()));
+            order.look_at(date, line);
+        }
+    }
+    let mark = match resolved.mark {
+        Some(mark) => mark,
+        None => guess_mark(samples.iter().map(String::as_str), delimiter == b';'),
+    };
+    if options.date_format.is_none() {
+        settle_date_order(name, &mut resolved, &order, &mut statement.notes)?;
+    }
+
+    // Second pass: each row, straight into a transaction. Line numbers
+    // come from byte offsets: the csv crate's own line count is off by one
+    // in CRLF files (see `LineCounter::line_of_record`).
+    let mut lines = LineCounter::new(text);
+    for record in reader(text, delimiter).records().skip(header_index + 1) {
         statement.lines_read += 1;
-        match record {
+        let (line, outcome) = match record {
             Ok(record) => {
                 if record.iter().all(|cell| cell.trim().is_empty()) {
                     continue;
@@ -100,45 +128,124 @@ pub(crate) fn read(name: &str, text: &str, options: &ScanOptions) -> Result<Stat
                 let line = record
                     .position()
                     .map_or(0, |p| lines.line_of_record(p.byte()));
-                rows.push((line, record));
+                (line, row(&record, &resolved, mark))
             }
             Err(error) => {
                 let line = error
                     .position()
                     .map_or(0, |p| lines.line_of_record(p.byte()));
-                skip(&mut statement, line, SkipReason::BadRecord);
+                (line, Err(SkipReason::BadRecord))
             }
-        }
-    }
-
-    let mark = match resolved.mark {
-        Some(mark) => mark,
-        None => {
-            let samples = rows.iter().take(MARK_SAMPLE_ROWS).flat_map(|(_, record)| {
-                amount_cells(&resolved.amount)
-                    .into_iter()
-                    .filter_map(|i| record.get(i))
-            });
-            guess_mark(samples, delimiter == b';')
-        }
-    };
-
-    for (line, record) in &rows {
-        match row(record, &resolved, mark) {
-            Ok(Some((date, amount, description))) => statement.transactions.push(Transaction {
-                date,
-                amount,
-                description,
-                line: *line,
+        };
+        match outcome {
+            Ok(Some(read)) => statement.transactions.push(Transaction {
+                date: read.date,
+                amount: read.amount,
+                description: read.description,
+                line,
+                id: read.id,
             }),
             Ok(None) => {}
-            Err(reason) => skip(&mut statement, *line, reason),
+            Err(reason) => statement.skipped.push(Skipped {
+                file: name.to_owned(),
+                line,
+                reason,
+            }),
         }
     }
-    // Records the CSV reader rejected were noted first; a person reads
-    // skips in line order.
-    statement.skipped.sort_by_key(|s| s.line);
     Ok(statement)
+}
+
+/// What the date cells say about the order of day and month: a first
+/// number above 12 can only be a day, and so can a second one.
+#[derive(Default)]
+struct DateEvidence {
+    /// The first line whose first number is above 12.
+    day_first: Option<usize>,
+    /// The first line whose second number is above 12.
+    month_first: Option<usize>,
+}
+
+impl DateEvidence {
+    fn look_at(&mut self, cell: &str, line: usize) {
+        let mut numbers = cell
+            .split(|c: char| matches!(c, '/' | '.' | '-' | ' '))
+            .map(|n| n.trim().parse::<u32>().ok());
+        let (Some(Some(first)), Some(Some(second))) = (numbers.next(), numbers.next()) else {
+            return;
+        };
+        // A year first (2024-01-05) says nothing about this.
+        if first > 31 {
+            return;
+        }
+        if first > 12 && self.day_first.is_none() {
+            self.day_first = Some(line);
+        }
+        if second > 12 && second <= 31 && self.month_first.is_none() {
+            self.month_first = Some(line);
+        }
+    }
+}
+
+/// Reads the layout's slash dates in the order the rows prove, or, for a
+/// header that comes with either order and rows that prove neither, stops
+/// and asks for `--date-format`.
+fn settle_date_order(
+    name: &str,
+    resolved: &mut Resolved,
+    order: &DateEvidence,
+    notes: &mut Vec<String>,
+) -> Result<(), ScanError> {
+    let month_first = resolved.date_formats.iter().any(|f| f.starts_with("%m"));
+    let day_first = resolved.date_formats.iter().any(|f| f.starts_with("%d"));
+    if !(month_first || day_first) {
+        return Ok(());
+    }
+    let swap = |formats: &[String]| -> Vec<String> {
+        formats
+            .iter()
+            .map(|f| f.replace("%m", "\u{0}").replace("%d", "%m").replace("\u{0}", "%d"))
+            .collect()
+    };
+    match (order.day_first, order.month_first) {
+        (Some(line), None) => {
+            if month_first {
+                resolved.date_formats = swap(&resolved.date_formats);
+            }
+            notes.push(format!(
+                "{name}: dates read day first (line {line} has a day above 12)"
+            ));
+        }
+        (None, Some(line)) => {
+            if day_first {
+                resolved.date_formats = swap(&resolved.date_formats);
+                notes.push(format!(
+                    "{name}: dates read month first (line {line} has a day above 12 second)"
+                ));
+            }
+        }
+        (None, None) if resolved.either_date_order => {
+            return Err(ScanError::Ambiguous {
+                name: name.to_owned(),
+                what: format!(
+                    "its {} dates could be day first or month first, and no day above 12 settles it",
+                    resolved.label
+                ),
+                flag: "--date-format %d/%m/%Y (day first) or --date-format %m/%d/%Y (month first)",
+            });
+        }
+        // Both proved, or neither where the layout's order is certain: the
+        // layout stands, and rows that do not fit it are skipped and said.
+        _ => {}
+    }
+    Ok(())
+}
+
+fn first_filled<'r>(record: &'r csv::StringRecord, columns: &[usize]) -> Option<&'r str> {
+    columns
+        .iter()
+        .filter_map(|&i| record.get(i).map(str::trim))
+        .find(|text| !text.is_empty())
 }
 
 fn reader(text: &str, delimiter: u8) -> csv::Reader<&[u8]> {
@@ -229,6 +336,8 @@ fn resolve_layout(
             .filter_map(|(column, values)| Some((position(cells, column)?, *values)))
             .collect(),
         mark: Some(DecimalMark::Point),
+        id: layout.id.and_then(|c| position(cells, c)),
+        either_date_order: layout.either_date_order,
     })
 }
 
@@ -261,6 +370,8 @@ fn resolve_map(map: &ColumnMap, cells: &[&str], options: &ScanOptions) -> Option
         fallback_currency: options.currency.unwrap_or(Currency::UNKNOWN),
         ignored_rows: Vec::new(),
         mark: None,
+        id: None,
+        either_date_order: false,
     })
 }
 
@@ -324,13 +435,21 @@ fn cell(record: &csv::StringRecord, index: usize) -> Result<&str, SkipReason> {
         .ok_or(SkipReason::MissingCells)
 }
 
+/// A row read.
+struct Row {
+    date: NaiveDate,
+    amount: Money,
+    description: String,
+    id: Option<String>,
+}
+
 /// One data row: `Ok(None)` for a row that moved no money (a balance line,
 /// a declined payment), `Err` for one that cannot be read.
 fn row(
     record: &csv::StringRecord,
     layout: &Resolved,
     mark: DecimalMark,
-) -> Result<Option<(NaiveDate, Money, String)>, SkipReason> {
+) -> Result<Option<Row>, SkipReason> {
     for (index, ignored) in &layout.ignored_rows {
         let value = cell(record, *index)?;
         if ignored.iter().any(|s| s.eq_ignore_ascii_case(value)) {
@@ -353,9 +472,14 @@ fn row(
             if text.is_empty() {
                 return Ok(None);
             }
-            match sign {
-                ChargeSign::Negative => -parse(text)?,
-                ChargeSign::Positive => parse(text)?,
+            let (number, direction) =
+                parse_marked_amount(text, mark, decimals).ok_or(SkipReason::BadAmount)?;
+            // `30.00 CR` is money in whichever sign the column gives charges.
+            match (direction, sign) {
+                (Some(Direction::Credit), _) => -number.abs(),
+                (Some(Direction::Debit), _) => number.abs(),
+                (None, ChargeSign::Negative) => -number,
+                (None, ChargeSign::Positive) => number,
             }
         }
         ResolvedAmount::DebitCredit(debit, credit) => {
@@ -391,13 +515,19 @@ fn row(
         .ok_or(SkipReason::BadDate)?;
     let date = parse_date(date_cell, &layout.date_formats).ok_or(SkipReason::BadDate)?;
 
-    let description = layout
-        .description
-        .iter()
-        .filter_map(|&i| record.get(i).map(str::trim))
-        .find(|text| !text.is_empty())
-        .ok_or(SkipReason::NoDescription)?;
-    Ok(Some((date, amount, description.to_owned())))
+    let description = first_filled(record, &layout.description).ok_or(SkipReason::NoDescription)?;
+    let id = layout
+        .id
+        .and_then(|i| record.get(i))
+        .map(str::trim)
+        .filter(|id| !id.is_empty())
+        .map(str::to_owned);
+    Ok(Some(Row {
+        date,
+        amount,
+        description: description.to_owned(),
+        id,
+    }))
 }
 
 /// The amount in the merchant's currency, when the row has a readable one;
@@ -468,6 +598,7 @@ mod tests {
             columns: Some(parse_columns("date=Datum,amount=Betrag,description=Empfänger").unwrap()),
             date_format: Some("%d.%m.%Y".into()),
             currency: Currency::parse("EUR"),
+            max_bytes: None,
         };
         let text = "Konto;123\nDatum;Empfänger;Betrag\n05.01.2024;Spotify AB;-10,99\n06.01.2024;Gehalt;2.500,00\n";
         let s = read_text(text, &options).unwrap();

@@ -38,12 +38,14 @@ mod dates;
 mod descriptor;
 mod encoding;
 mod error;
+mod inert;
 mod lines;
 mod money;
 mod ofx;
 mod recurring;
 mod report;
 mod services;
+mod shops;
 mod statement;
 mod xml_text;
 
@@ -57,6 +59,6 @@ pub use report::{
 };
 pub use services::{Action, ServiceDescriptors, known_descriptors};
 pub use statement::{
-    Format, ScanOptions, SkipReason, Skipped, Statement, Transaction, read_statement,
-    read_statement_bytes,
+    DEFAULT_MAX_BYTES, Format, ScanOptions, SkipReason, Skipped, Statement, Transaction,
+    read_statement, read_statement_bytes,
 };

@@ -80,6 +80,12 @@ fn every_fixture_gives_its_expected_result() {
             ));
         }
 
+        if let Some(notes) = &expected.read.notes
+            && *notes != report.notes
+        {
+            problems.push(format!("notes {:?}, expected {notes:?}", report.notes));
+        }
+
         let got: Vec<ExpectedSubscription> = report.subscriptions.iter().map(as_expected).collect();
         for (i, want) in expected.subscription.iter().enumerate() {
             match got.get(i) {

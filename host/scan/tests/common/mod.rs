@@ -38,6 +38,8 @@ pub struct Read {
     #[serde(default)]
     pub duplicates: usize,
     pub as_of: NaiveDate,
+    /// What the report must say above its table, when given.
+    pub notes: Option<Vec<String>>,
 }
 
 #[derive(Deserialize, Debug, PartialEq, Eq)]
@@ -107,6 +109,7 @@ pub fn options(expected: &Expected) -> ScanOptions {
             .currency
             .as_deref()
             .map(|c| Currency::parse(c).unwrap()),
+        max_bytes: None,
     }
 }
 
