@@ -111,7 +111,15 @@ pub(crate) fn read(name: &str, text: &str, options: &ScanOptions) -> Result<Stat
         None => guess_mark(samples.iter().map(String::as_str), delimiter == b';'),
     };
     if options.date_format.is_none() {
+        let was_month_first = resolved.date_formats.iter().any(|f| f.starts_with("%m"));
         settle_date_order(name, &mut resolved, &order, &mut statement.notes)?;
+        let now_day_first = resolved.date_formats.iter().any(|f| f.starts_with("%d"));
+        // A US layout's dollars came with its US dates: a file that proves
+        // day-first came from another country's site (Amex UK, Australia),
+        // whose currency the file does not say.
+        if was_month_first && now_day_first && options.currency.is_none() {
+            resolved.fallback_currency = Currency::UNKNOWN;
+        }
     }
 
     // Second pass: each row, straight into a transaction. Line numbers
@@ -204,7 +212,11 @@ fn settle_date_order(
     let swap = |formats: &[String]| -> Vec<String> {
         formats
             .iter()
-            .map(|f| f.replace("%m", "\u{0}").replace("%d", "%m").replace("\u{0}", "%d"))
+            .map(|f| {
+                f.replace("%m", "\u{0}")
+                    .replace("%d", "%m")
+                    .replace("\u{0}", "%d")
+            })
             .collect()
     };
     match (order.day_first, order.month_first) {

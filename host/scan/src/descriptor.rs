@@ -33,8 +33,23 @@ const BANK_WORDS: &[&str] = &[
 /// give: with [`BANK_WORDS`], they make a placeholder (`POS`, `Card
 /// purchase`, `UNKNOWN`).
 const PLACEHOLDER_WORDS: &[&str] = &[
-    "UNKNOWN", "N/A", "NONE", "MISC", "TRANSFER", "DIRECT", "DIRECTDEBIT", "CREDIT", "ATM",
-    "XFER", "CHECK", "EFTPOS", "WDL", "TRANSACTION", "MERCHANT", "-", ".",
+    "UNKNOWN",
+    "N/A",
+    "NONE",
+    "MISC",
+    "TRANSFER",
+    "DIRECT",
+    "DIRECTDEBIT",
+    "CREDIT",
+    "ATM",
+    "XFER",
+    "CHECK",
+    "EFTPOS",
+    "WDL",
+    "TRANSACTION",
+    "MERCHANT",
+    "-",
+    ".",
 ];
 
 /// Whether `raw` names no one: only bank and placeholder words, such as a

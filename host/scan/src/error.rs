@@ -66,7 +66,10 @@ pub enum ScanError {
 
     /// Not a regular file: a FIFO, a device, a socket or a directory. A
     /// statement is read whole, and a pipe or `/dev/zero` never ends.
-    #[error("{}: {what}, not a statement file: save the export to a file and scan that", shown(path))]
+    #[error(
+        "{}: {what}, not a statement file: save the export to a file and scan that",
+        shown(path)
+    )]
     NotAFile {
         /// The path given.
         path: PathBuf,
@@ -76,7 +79,9 @@ pub enum ScanError {
 
     /// Larger than the limit (`--max-bytes`): years of a busy account's
     /// exports are a few megabytes, so this is most likely not a statement.
-    #[error("{name}: larger than {limit} bytes; if it really is one statement, raise the limit with --max-bytes")]
+    #[error(
+        "{name}: larger than {limit} bytes; if it really is one statement, raise the limit with --max-bytes"
+    )]
     TooLarge {
         /// The statement's file name.
         name: String,
@@ -87,7 +92,9 @@ pub enum ScanError {
     /// A markup statement that stops before its last element closes: a
     /// download cut short. Reading the part that arrived would show totals
     /// that look whole and are not.
-    #[error("{name}: the file ends early, at line {line}, inside an unclosed element: download the statement again")]
+    #[error(
+        "{name}: the file ends early, at line {line}, inside an unclosed element: download the statement again"
+    )]
     Truncated {
         /// The statement's file name.
         name: String,
@@ -212,7 +219,11 @@ impl HeaderSeen {
         {
             HeaderSeen::LooksLikeData
         } else {
-            let mut names: Vec<String> = cells.iter().take(MAX_NAMES_SHOWN).map(|c| echo(c)).collect();
+            let mut names: Vec<String> = cells
+                .iter()
+                .take(MAX_NAMES_SHOWN)
+                .map(|c| echo(c))
+                .collect();
             if cells.len() > MAX_NAMES_SHOWN {
                 names.push(format!("… {} more", cells.len() - MAX_NAMES_SHOWN));
             }

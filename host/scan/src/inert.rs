@@ -69,7 +69,10 @@ mod tests {
     fn active_characters_are_shown_escaped() {
         let cases = [
             ("SPOTIFY USA", "SPOTIFY USA"),
-            ("\u{1b}[2J\u{1b}]0;pwned\u{7}NETFLIX", "\\u{1b}[2J\\u{1b}]0;pwned\\u{7}NETFLIX"),
+            (
+                "\u{1b}[2J\u{1b}]0;pwned\u{7}NETFLIX",
+                "\\u{1b}[2J\\u{1b}]0;pwned\\u{7}NETFLIX",
+            ),
             (
                 "\u{1b}]8;;https://evil.example/\u{1b}\\SPOTIFY USA\u{1b}]8;;\u{1b}\\",
                 "\\u{1b}]8;;https://evil.example/\\u{1b}\\SPOTIFY USA\\u{1b}]8;;\\u{1b}\\",

@@ -257,8 +257,7 @@ pub(crate) fn parse_marked_amount(
 /// currency code (three capitals) or `CR`/`DR`: any other letters make the
 /// cell no number, so `-12abc` is refused rather than read as 12.
 fn trim_decoration(text: &str) -> Option<(&str, Option<Direction>)> {
-    let is_symbol =
-        |c: char| c.is_whitespace() || matches!(c, '$' | '€' | '£' | '¥' | '₩' | '₹');
+    let is_symbol = |c: char| c.is_whitespace() || matches!(c, '$' | '€' | '£' | '¥' | '₩' | '₹');
     let mut direction = None;
     let mut rest = text.trim_matches(is_symbol);
     // At most one word at each end: `EUR 9,90`, `9,90 EUR`, `30.00 CR`.
@@ -270,9 +269,9 @@ fn trim_decoration(text: &str) -> Option<(&str, Option<Direction>)> {
         direction = direction.or(word(head)?);
         rest = rest[head_end..].trim_matches(is_symbol);
     }
-    let tail_start = rest
-        .rfind(|c: char| !c.is_alphabetic())
-        .map_or(0, |i| i + rest[i..].chars().next().map_or(1, char::len_utf8));
+    let tail_start = rest.rfind(|c: char| !c.is_alphabetic()).map_or(0, |i| {
+        i + rest[i..].chars().next().map_or(1, char::len_utf8)
+    });
     let tail = &rest[tail_start..];
     if !tail.is_empty() {
         direction = direction.or(word(tail)?);

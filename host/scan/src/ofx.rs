@@ -361,8 +361,16 @@ fn placeholder_names(waiting: &[PendingTransaction]) -> HashSet<String> {
 /// both when the name fills OFX 1.x's 32 characters and was cut there
 /// ("RECURRING PAYMENT AUTHORIZED ON" with the merchant in `MEMO`).
 fn descriptor(pending: &PendingTransaction, placeholders: &HashSet<String>) -> Option<String> {
-    let name = pending.name.as_deref().map(str::trim).filter(|n| !n.is_empty());
-    let memo = pending.memo.as_deref().map(str::trim).filter(|m| !m.is_empty());
+    let name = pending
+        .name
+        .as_deref()
+        .map(str::trim)
+        .filter(|n| !n.is_empty());
+    let memo = pending
+        .memo
+        .as_deref()
+        .map(str::trim)
+        .filter(|m| !m.is_empty());
     Some(match (name, memo) {
         (None, None) => return None,
         (Some(name), None) => name.to_owned(),

@@ -181,8 +181,14 @@ pub fn known_descriptors() -> Vec<ServiceDescriptors> {
 /// What a descriptor matched.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub(crate) enum Matched {
-    Service { id: String, name: String },
-    Route { company: String, how: String },
+    Service {
+        id: String,
+        name: String,
+    },
+    Route {
+        company: String,
+        how: String,
+    },
     /// A charge the merchant bills itself, though it looks routed.
     Direct,
 }

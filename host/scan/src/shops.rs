@@ -10,24 +10,76 @@
 /// not `TARGETED ADS`.
 const SHOPS: &[&str] = &[
     // United States
-    "CVS", "CVS/PHARMACY", "CVS/PHARM", "WALGREENS", "RITE AID", "TARGET", "WAL-MART", "WALMART",
-    "WM SUPERCENTER", "KROGER", "SAFEWAY", "PUBLIX", "ALBERTSONS", "WHOLEFDS", "WHOLE FOODS",
-    "TRADER JOE", "HEB", "H-E-B", "MEIJER", "STOP & SHOP", "7-ELEVEN", "DOLLAR TREE",
-    "DOLLAR GENERAL", "HOME DEPOT", "THE HOME DEPOT", "LOWE'S", "LOWES", "BEST BUY",
+    "CVS",
+    "CVS/PHARMACY",
+    "CVS/PHARM",
+    "WALGREENS",
+    "RITE AID",
+    "TARGET",
+    "WAL-MART",
+    "WALMART",
+    "WM SUPERCENTER",
+    "KROGER",
+    "SAFEWAY",
+    "PUBLIX",
+    "ALBERTSONS",
+    "WHOLEFDS",
+    "WHOLE FOODS",
+    "TRADER JOE",
+    "HEB",
+    "H-E-B",
+    "MEIJER",
+    "STOP & SHOP",
+    "7-ELEVEN",
+    "DOLLAR TREE",
+    "DOLLAR GENERAL",
+    "HOME DEPOT",
+    "THE HOME DEPOT",
+    "LOWE'S",
+    "LOWES",
+    "BEST BUY",
     // United Kingdom and Ireland
-    "SAINSBURY'S", "SAINSBURYS", "J SAINSBURY", "TESCO", "ASDA", "MORRISONS", "WM MORRISON",
-    "WAITROSE", "ALDI", "LIDL", "CO-OP", "BOOTS", "ICELAND", "M&S", "MARKS & SPENCER", "DUNNES",
+    "SAINSBURY'S",
+    "SAINSBURYS",
+    "J SAINSBURY",
+    "TESCO",
+    "ASDA",
+    "MORRISONS",
+    "WM MORRISON",
+    "WAITROSE",
+    "ALDI",
+    "LIDL",
+    "CO-OP",
+    "BOOTS",
+    "ICELAND",
+    "M&S",
+    "MARKS & SPENCER",
+    "DUNNES",
     // Continental Europe
-    "REWE", "EDEKA", "KAUFLAND", "NETTO", "PENNY", "DM", "DM-DROGERIE", "ROSSMANN", "CARREFOUR",
-    "AUCHAN", "LECLERC", "ALBERT HEIJN", "JUMBO", "MERCADONA", "MIGROS", "COOP",
+    "REWE",
+    "EDEKA",
+    "KAUFLAND",
+    "NETTO",
+    "PENNY",
+    "DM",
+    "DM-DROGERIE",
+    "ROSSMANN",
+    "CARREFOUR",
+    "AUCHAN",
+    "LECLERC",
+    "ALBERT HEIJN",
+    "JUMBO",
+    "MERCADONA",
+    "MIGROS",
+    "COOP",
 ];
 
 /// Whether `normalised` is a shop's descriptor.
 pub(crate) fn is_shop(normalised: &str) -> bool {
     SHOPS.iter().any(|shop| {
-        normalised.strip_prefix(shop).is_some_and(|rest| {
-            rest.is_empty() || rest.starts_with([' ', '#', '*', '/', '-', '.'])
-        })
+        normalised
+            .strip_prefix(shop)
+            .is_some_and(|rest| rest.is_empty() || rest.starts_with([' ', '#', '*', '/', '-', '.']))
     })
 }
 

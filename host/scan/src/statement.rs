@@ -11,8 +11,8 @@ use serde::Serialize;
 
 use crate::columns::ColumnMap;
 use crate::error::{HeaderSeen, ScanError};
-use crate::money::{Currency, Money};
 use crate::inert::inert;
+use crate::money::{Currency, Money};
 use crate::{camt, csv_statement, encoding, ofx};
 
 /// The default `--max-bytes`: 64 MiB. Ten years of a busy card's CSV are

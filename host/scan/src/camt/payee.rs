@@ -88,7 +88,9 @@ mod tests {
             (Some("Spotify AB"), Some("P123 Spotify"), None, "Spotify AB"),
             (
                 paypal,
-                Some("1040912345678 PP.4321.PP . Netflix International B.V., Ihr Einkauf bei Netflix International B.V."),
+                Some(
+                    "1040912345678 PP.4321.PP . Netflix International B.V., Ihr Einkauf bei Netflix International B.V.",
+                ),
                 None,
                 "PAYPAL *Netflix International B.V.",
             ),
@@ -98,9 +100,19 @@ mod tests {
                 None,
                 "PAYPAL *Spotify AB",
             ),
-            (paypal, Some("PP.1234.PP . Disney Plus"), None, "PAYPAL *Disney Plus"),
+            (
+                paypal,
+                Some("PP.1234.PP . Disney Plus"),
+                None,
+                "PAYPAL *Disney Plus",
+            ),
             (paypal, None, None, "PayPal Europe S.a.r.l. et Cie S.C.A"),
-            (bank, Some("NETFLIX.COM 2024-01-05 4711"), bank, "NETFLIX.COM"),
+            (
+                bank,
+                Some("NETFLIX.COM 2024-01-05 4711"),
+                bank,
+                "NETFLIX.COM",
+            ),
             (Some("Other"), None, bank, "Other"),
         ];
         for (party, remittance, servicer, want) in cases {
@@ -110,6 +122,9 @@ mod tests {
                 "{party:?} {remittance:?}"
             );
         }
-        assert_eq!(describe(None, Some("R"), Some("I"), None).as_deref(), Some("R"));
+        assert_eq!(
+            describe(None, Some("R"), Some("I"), None).as_deref(),
+            Some("R")
+        );
     }
 }

@@ -25,6 +25,18 @@ pub struct Expected {
     pub subscription: Vec<ExpectedSubscription>,
     #[serde(default)]
     pub total: Vec<ExpectedTotal>,
+    /// Every transaction read, in file order, when given: for the real
+    /// files, whose rows are checked one by one.
+    pub transaction: Option<Vec<ExpectedTransaction>>,
+}
+
+#[derive(Deserialize, Debug, PartialEq, Eq)]
+#[serde(deny_unknown_fields)]
+pub struct ExpectedTransaction {
+    pub date: NaiveDate,
+    pub amount: String,
+    pub description: String,
+    pub line: usize,
 }
 
 #[derive(Deserialize)]
