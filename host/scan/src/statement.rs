@@ -223,16 +223,22 @@ pub fn read_statement(path: &Path, options: &ScanOptions) -> Result<Statement, S
         .file_name()
         .map(|n| n.to_string_lossy().into_owned())
         .unwrap_or_else(|| path.display().to_string());
-    let file = std::fs::File::open(path).map_err(unreadable)?;
-    // Asked of the open file, not the path, so that what is read is what
+    // Asked of the path first, because opening a FIFO blocks until someone
+    // writes to it; then of the open file, so that what is read is what
     // was checked.
-    let kind = file.metadata().map_err(unreadable)?.file_type();
-    if !kind.is_file() {
-        return Err(ScanError::NotAFile {
-            path: path.to_path_buf(),
-            what: not_a_file(&kind),
-        });
-    }
+    let refuse = |kind: std::fs::FileType| -> Result<(), ScanError> {
+        if kind.is_file() {
+            Ok(())
+        } else {
+            Err(ScanError::NotAFile {
+                path: path.to_path_buf(),
+                what: not_a_file(&kind),
+            })
+        }
+    };
+    refuse(std::fs::metadata(path).map_err(unreadable)?.file_type())?;
+    let file = std::fs::File::open(path).map_err(unreadable)?;
+    refuse(file.metadata().map_err(unreadable)?.file_type())?;
     let limit = options.max_bytes();
     let mut bytes = Vec::new();
     // One byte past the limit tells "exactly the limit" from "more".
