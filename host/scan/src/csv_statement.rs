@@ -177,7 +177,7 @@ struct DateEvidence {
 impl DateEvidence {
     fn look_at(&mut self, cell: &str, line: usize) {
         let mut numbers = cell
-            .split(|c: char| matches!(c, '/' | '.' | '-' | ' '))
+            .split(['/', '.', '-', ' '])
             .map(|n| n.trim().parse::<u32>().ok());
         let (Some(Some(first)), Some(Some(second))) = (numbers.next(), numbers.next()) else {
             return;
@@ -220,21 +220,18 @@ fn settle_date_order(
             .collect()
     };
     match (order.day_first, order.month_first) {
-        (Some(line), None) => {
-            if month_first {
-                resolved.date_formats = swap(&resolved.date_formats);
-            }
+        // Said only when the rows overturn the layout's own order.
+        (Some(line), None) if month_first => {
+            resolved.date_formats = swap(&resolved.date_formats);
             notes.push(format!(
                 "{name}: dates read day first (line {line} has a day above 12)"
             ));
         }
-        (None, Some(line)) => {
-            if day_first {
-                resolved.date_formats = swap(&resolved.date_formats);
-                notes.push(format!(
-                    "{name}: dates read month first (line {line} has a day above 12 second)"
-                ));
-            }
+        (None, Some(line)) if day_first => {
+            resolved.date_formats = swap(&resolved.date_formats);
+            notes.push(format!(
+                "{name}: dates read month first (line {line} has a day above 12 second)"
+            ));
         }
         (None, None) if resolved.either_date_order => {
             return Err(ScanError::Ambiguous {
@@ -246,8 +243,8 @@ fn settle_date_order(
                 flag: "--date-format %d/%m/%Y (day first) or --date-format %m/%d/%Y (month first)",
             });
         }
-        // Both proved, or neither where the layout's order is certain: the
-        // layout stands, and rows that do not fit it are skipped and said.
+        // The layout's order proved, both proved, or neither where the
+        // layout's order is certain: the layout stands, and rows that do not fit it are skipped and said.
         _ => {}
     }
     Ok(())

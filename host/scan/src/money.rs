@@ -362,7 +362,8 @@ mod tests {
 
     #[test]
     fn cr_and_dr_say_which_way_the_money_went() {
-        let cases: &[(&str, Option<(i64, Option<Direction>)>)] = &[
+        type Parsed = Option<(i64, Option<Direction>)>;
+        let cases: &[(&str, Parsed)] = &[
             ("30.00 CR", Some((3000, Some(Direction::Credit)))),
             ("30.00CR", Some((3000, Some(Direction::Credit)))),
             ("CR 30.00", Some((3000, Some(Direction::Credit)))),

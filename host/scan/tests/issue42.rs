@@ -261,7 +261,7 @@ fn case5_merchants_are_named_from_memo_remittance_and_not_misrouted() {
             date(20),
             "POS",
             "SHELL OIL 5744",
-            &["31.20", "28.75", "40.02", "35.10"][month as usize - 1],
+            ["31.20", "28.75", "40.02", "35.10"][month as usize - 1],
             format!("g{month}"),
         ));
     }

@@ -19,7 +19,11 @@ const MAX_SKIPS_LISTED: usize = 10;
 /// that is not the whole story must not look like it. The scan crate's
 /// notes hold file names, line numbers and counts only.
 pub(super) fn notes(report: &Report) -> Vec<String> {
-    report.notes.iter().map(|note| format!("Note: {note}.")).collect()
+    report
+        .notes
+        .iter()
+        .map(|note| format!("Note: {note}."))
+        .collect()
 }
 
 /// The notes, the table, totals per currency under it, then what was read.

@@ -84,7 +84,9 @@ mod tests {
     fn intermediaries_give_way_to_the_merchant() {
         let paypal = Some("PayPal Europe S.a.r.l. et Cie S.C.A");
         let bank = Some("Sparkasse KoelnBonn");
-        let cases: &[(Option<&str>, Option<&str>, Option<&str>, &str)] = &[
+        /// Creditor, remittance line, the account's bank; the descriptor.
+        type Case<'a> = (Option<&'a str>, Option<&'a str>, Option<&'a str>, &'a str);
+        let cases: &[Case] = &[
             (Some("Spotify AB"), Some("P123 Spotify"), None, "Spotify AB"),
             (
                 paypal,
