@@ -91,7 +91,8 @@ pub(crate) struct Series<'s> {
     /// All the merchant's charges (same currency) from this series' first
     /// charge to its last, the series' own included.
     pub merchant_charges_in_span: usize,
-    /// Distinct amounts among those charges that are not the series' price.
+    /// Distinct amounts among those charges that are not the series'
+    /// price, counted up to [`VARYING_BASKETS`].
     pub other_amounts_in_span: usize,
 }
 
@@ -221,13 +222,20 @@ pub(crate) fn detect(statements: &[Statement]) -> Detected<'_> {
             let from = charges.partition_point(|c| c.date < first.date);
             let to = charges.partition_point(|c| c.date <= last.date);
             let span = charges.get(from..to).unwrap_or_default();
-            let mut others: Vec<i64> = span
-                .iter()
-                .map(|c| c.minor)
-                .filter(|&m| !found.iter().any(|f| same_price(m, f.minor)))
-                .collect();
-            others.sort_unstable();
-            others.dedup();
+            // Counted only as far as the verdict needs: a shop's span holds
+            // thousands of baskets, and a few distinct ones decide it.
+            let mut prices: Vec<i64> = found.iter().map(|c| c.minor).collect();
+            prices.sort_unstable();
+            prices.dedup();
+            let mut others: Vec<i64> = Vec::new();
+            for minor in span.iter().map(|c| c.minor) {
+                if others.len() >= VARYING_BASKETS {
+                    break;
+                }
+                if !prices.iter().any(|&p| same_price(minor, p)) && !others.contains(&minor) {
+                    others.push(minor);
+                }
+            }
             series.push(Series {
                 normalised: merchants.get(merchant).cloned().unwrap_or_default(),
                 currency,
@@ -316,6 +324,14 @@ fn merchant_series<'s>(charges: &[Charge<'s>]) -> Vec<(Cadence, Vec<Charge<'s>>)
     runs.sort_by_key(|run| run.charges.first().map(|c| c.date));
 
     // Price changes: join a series to the run that carries on after it.
+    // Runs are sorted by first charge, and a run's first charge never
+    // changes (only the run it joins grows), so the runs that may carry on
+    // after a date are found by binary search: a shop's hundred thousand
+    // one-off runs are not each looked at for every series.
+    let firsts: Vec<Option<NaiveDate>> = runs
+        .iter()
+        .map(|run| run.charges.first().map(|c| c.date))
+        .collect();
     let mut consumed = vec![false; runs.len()];
     for i in 0..runs.len() {
         let Some(cadence) = runs[i].cadence else {
@@ -325,7 +341,16 @@ fn merchant_series<'s>(charges: &[Charge<'s>]) -> Vec<(Cadence, Vec<Charge<'s>>)
             continue;
         }
         while let Some(last) = runs[i].charges.last().copied() {
-            let next = (0..runs.len())
+            let gaps = cadence.gap_days();
+            let after = |days: &i64| {
+                last.date
+                    .checked_add_days(chrono::Days::new(days.unsigned_abs()))
+                    .unwrap_or(NaiveDate::MAX)
+            };
+            let (from, to) = (after(gaps.start()), after(gaps.end()));
+            let start = firsts.partition_point(|f| f.is_none_or(|d| d < from));
+            let end = firsts.partition_point(|f| f.is_none_or(|d| d <= to));
+            let next = (start..end)
                 .filter(|&j| j != i && !consumed[j])
                 .filter(|&j| runs[j].cadence.is_none_or(|c| c == cadence))
                 .filter_map(|j| Some((j, *runs[j].charges.first()?)))
