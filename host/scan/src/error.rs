@@ -19,7 +19,7 @@ const MAX_NAMES_SHOWN: usize = 20;
 /// The formats this crate reads, for the "unknown format" message.
 pub const KNOWN_FORMATS: &str = "CSV from Chase, Bank of America, American Express, Capital One, \
 Monzo, Revolut or N26 (recognised by the header line), any CSV with explicit columns, \
-OFX 1.x (SGML), OFX 2.x (XML), QFX, ISO 20022 CAMT.052, CAMT.053 and CAMT.054";
+OFX 1.x (SGML), OFX 2.x (XML), QFX, ISO 20022 CAMT.053, CAMT.052 and CAMT.054";
 
 /// Why a statement could not be read.
 #[derive(Debug, thiserror::Error)]

@@ -226,8 +226,10 @@ pub fn read_statement(path: &Path, options: &ScanOptions) -> Result<Statement, S
     // Asked of the path first, because opening a FIFO blocks until someone
     // writes to it; then of the open file, so that what is read is what
     // was checked.
+    // A directory is left to the read, whose own error ("Is a directory")
+    // says it best.
     let refuse = |kind: std::fs::FileType| -> Result<(), ScanError> {
-        if kind.is_file() {
+        if kind.is_file() || kind.is_dir() {
             Ok(())
         } else {
             Err(ScanError::NotAFile {

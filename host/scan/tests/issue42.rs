@@ -521,3 +521,12 @@ fn case9_reading_is_bounded() {
         error.to_string().len()
     );
 }
+
+/// A directory is refused by the read itself, in the system's words.
+#[test]
+fn a_directory_is_unreadable_in_the_systems_words() {
+    let dir = tempfile::tempdir().unwrap();
+    let error = read_statement(dir.path(), &ScanOptions::default()).unwrap_err();
+    assert_eq!(error.kind(), ErrorKind::Unreadable);
+    assert!(error.to_string().contains("Is a directory"), "{error}");
+}
