@@ -89,6 +89,7 @@ pub(crate) fn read(name: &str, text: &str, options: &ScanOptions) -> Result<Stat
     // First pass: what the rows decide together.
     let mut samples: Vec<String> = Vec::new();
     let mut order = DateEvidence::default();
+    let mut signs = SignCount::default();
     let mut lines = LineCounter::new(text);
     for record in reader(text, delimiter).records().skip(header_index + 1) {
         let Ok(record) = record else { continue };
@@ -98,6 +99,11 @@ pub(crate) fn read(name: &str, text: &str, options: &ScanOptions) -> Result<Stat
                     .into_iter()
                     .filter_map(|i| record.get(i).map(str::to_owned)),
             );
+        }
+        if let ResolvedAmount::Signed(index, ChargeSign::FromRows) = resolved.amount
+            && let Some(cell) = record.get(index)
+        {
+            signs.look_at(cell);
         }
         if let Some(date) = first_filled(&record, &resolved.date) {
             let line = record
@@ -120,6 +126,21 @@ pub(crate) fn read(name: &str, text: &str, options: &ScanOptions) -> Result<Stat
         if was_month_first && now_day_first && options.currency.is_none() {
             resolved.fallback_currency = Currency::UNKNOWN;
         }
+    }
+
+    if let ResolvedAmount::Signed(index, ChargeSign::FromRows) = resolved.amount {
+        let sign = signs.decide(name)?;
+        resolved.amount = ResolvedAmount::Signed(index, sign);
+        let which = if sign == ChargeSign::Negative {
+            "negative"
+        } else {
+            "positive"
+        };
+        statement.notes.push(format!(
+            "{name}: money out read as the {which} amounts, the commoner sign ({} of {} rows); charges= in --columns says otherwise",
+            signs.negative.max(signs.positive),
+            signs.negative + signs.positive
+        ));
     }
 
     // Second pass: each row, straight into a transaction. Line numbers
@@ -162,6 +183,44 @@ pub(crate) fn read(name: &str, text: &str, options: &ScanOptions) -> Result<Stat
         }
     }
     Ok(statement)
+}
+
+/// How many amounts are written negative and positive, for a `--columns`
+/// that does not say which sign a charge has: on any account or card,
+/// money goes out more often than it comes in.
+#[derive(Default)]
+struct SignCount {
+    negative: usize,
+    positive: usize,
+}
+
+impl SignCount {
+    fn look_at(&mut self, cell: &str) {
+        let cell = cell.trim();
+        if cell.is_empty() || !cell.chars().any(|c| c.is_ascii_digit()) {
+            return;
+        }
+        if cell.starts_with(['-', '(']) || cell.ends_with('-') || cell.contains(" -") {
+            self.negative += 1;
+        } else {
+            self.positive += 1;
+        }
+    }
+
+    fn decide(&self, name: &str) -> Result<ChargeSign, ScanError> {
+        match self.negative.cmp(&self.positive) {
+            std::cmp::Ordering::Greater => Ok(ChargeSign::Negative),
+            std::cmp::Ordering::Less => Ok(ChargeSign::Positive),
+            std::cmp::Ordering::Equal => Err(ScanError::Ambiguous {
+                name: name.to_owned(),
+                what: format!(
+                    "as many amounts are negative as positive ({} each), so the sign of a charge is not clear",
+                    self.negative
+                ),
+                flag: "charges=negative or charges=positive in --columns",
+            }),
+        }
+    }
 }
 
 /// What the date cells say about the order of day and month: a first
@@ -487,7 +546,8 @@ fn row(
             match (direction, sign) {
                 (Some(Direction::Credit), _) => -number.abs(),
                 (Some(Direction::Debit), _) => number.abs(),
-                (None, ChargeSign::Negative) => -number,
+                // Decided from the rows before any row is read.
+                (None, ChargeSign::Negative | ChargeSign::FromRows) => -number,
                 (None, ChargeSign::Positive) => number,
             }
         }
@@ -601,10 +661,51 @@ mod tests {
         assert!(s.skipped.is_empty());
     }
 
+    /// Issue 42: without `charges=`, the commoner sign is money out, said
+    /// in a note; as many of each, the scan asks.
+    #[test]
+    fn the_sign_of_a_charge_is_read_from_the_rows_or_asked_for() {
+        let options = ScanOptions {
+            columns: Some(parse_columns("date=D,amount=A,description=P").unwrap()),
+            ..ScanOptions::default()
+        };
+        let cases: &[(&str, Option<i64>)] = &[
+            (
+                "D,P,A\n2024-01-05,Spotify,-10.99\n2024-01-06,Pay,2500.00\n2024-01-07,Cafe,-3.50\n",
+                Some(1099),
+            ),
+            (
+                "D,P,A\n2024-01-05,Spotify,10.99\n2024-01-06,Pay,-2500.00\n2024-01-07,Cafe,3.50\n",
+                Some(1099),
+            ),
+            (
+                "D,P,A\n2024-01-05,Spotify,-10.99\n2024-01-06,Pay,2500.00\n",
+                None,
+            ),
+        ];
+        for (text, want) in cases {
+            match (read_text(text, &options), want) {
+                (Ok(s), Some(minor)) => {
+                    assert_eq!(s.transactions[0].amount.minor, *minor, "{text}");
+                    assert!(
+                        s.notes[0].contains("money out read as the"),
+                        "{:?}",
+                        s.notes
+                    );
+                }
+                (Err(e), None) => assert!(e.to_string().contains("charges=negative"), "{e}"),
+                (got, _) => unreachable!("{text}: {got:?}"),
+            }
+        }
+    }
+
     #[test]
     fn explicit_columns_with_semicolons_and_decimal_commas() {
         let options = ScanOptions {
-            columns: Some(parse_columns("date=Datum,amount=Betrag,description=Empfänger").unwrap()),
+            columns: Some(
+                parse_columns("date=Datum,amount=Betrag,description=Empfänger,charges=negative")
+                    .unwrap(),
+            ),
             date_format: Some("%d.%m.%Y".into()),
             currency: Currency::parse("EUR"),
             max_bytes: None,
