@@ -38,6 +38,7 @@ mod dates;
 mod descriptor;
 mod encoding;
 mod error;
+mod html;
 mod inert;
 mod lines;
 mod money;
@@ -52,6 +53,7 @@ mod xml_text;
 pub use cadence::Cadence;
 pub use columns::{AmountColumns, ChargeSign, ColumnMap, parse_columns};
 pub use error::{ErrorKind, HeaderSeen, KNOWN_FORMATS, ScanError};
+pub use html::html_report;
 pub use money::{Currency, Money};
 pub use report::{
     FileSummary, PriceChange, Report, Subscription, Total, find_subscriptions, table_rows,

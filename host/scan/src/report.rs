@@ -78,6 +78,10 @@ pub struct Subscription {
     pub ended: bool,
     /// What to do about it.
     pub action: Action,
+    /// Every charge of the series, oldest first, for the HTML report's
+    /// chart; left out of the JSON, which has the figures that matter.
+    #[serde(skip)]
+    pub charged: Vec<(NaiveDate, Money)>,
 }
 
 /// Redacted: the descriptor and amounts are the private part.
@@ -332,6 +336,11 @@ fn subscription(
             series.currency,
         ),
         price_change: price_change(series),
+        charged: series
+            .charges
+            .iter()
+            .map(|c| (c.date, Money::new(c.minor, series.currency)))
+            .collect(),
         ended,
         action,
     })

@@ -530,3 +530,41 @@ fn a_directory_is_unreadable_in_the_systems_words() {
     assert_eq!(error.kind(), ErrorKind::Unreadable);
     assert!(error.to_string().contains("Is a directory"), "{error}");
 }
+
+/// `scan --html`: the subscriptions, a chart of monthly spend per
+/// subscription over the statements' months, the yearly total; statement
+/// text escaped.
+#[test]
+fn the_html_report_has_the_table_a_chart_and_the_totals() {
+    let statements: Vec<Statement> = ["chase_credit_2024a.csv", "chase_credit_2024b.csv"]
+        .iter()
+        .map(|f| read_statement(&fixture(f), &ScanOptions::default()).unwrap())
+        .collect();
+    let report = find_subscriptions(&statements, &known_descriptors(), None);
+    let page = subterminator_scan::html_report(&report);
+    assert!(page.starts_with("<!doctype html>"));
+    assert!(page.contains("<th>Service</th>"));
+    assert!(page.contains("<td>Netflix</td>"));
+    assert!(page.contains("<svg"));
+    // One bar per subscription per month charged, January to June.
+    assert!(page.contains("2024-01") && page.contains("2024-06"));
+    assert!(page.matches("<rect").count() >= 20, "{page}");
+    assert!(
+        page.contains("<strong>695.40 USD a year</strong>"),
+        "{page}"
+    );
+    assert!(!page.contains("<script"));
+
+    let rows = monthly("<script>alert(1)</script>", "9.99", 5, 4);
+    let hostile = read("h.csv", &chase(&rows)).unwrap();
+    let page = subterminator_scan::html_report(&find_subscriptions(
+        &[hostile],
+        &known_descriptors(),
+        None,
+    ));
+    assert!(
+        page.contains("&lt;script&gt;alert(1)&lt;/script&gt;"),
+        "{page}"
+    );
+    assert!(!page.contains("<script>"));
+}
