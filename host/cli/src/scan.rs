@@ -24,7 +24,7 @@ use subterminator_core::paths::Dirs;
 use subterminator_core::plugin::{Registry, load_registry};
 use subterminator_scan::{
     Currency, ErrorKind, ScanError, ScanOptions, ServiceDescriptors, Statement, find_subscriptions,
-    known_descriptors, parse_columns, read_statement,
+    html_report, known_descriptors, parse_columns, read_statement,
 };
 
 use crate::cancel::RunArgs;
@@ -38,6 +38,7 @@ use crate::cancel::RunArgs;
     subterminator scan export.csv --columns date=Day,debit=Out,credit=In,description=Text\n  \
     subterminator scan amex-uk.csv --date-format %d/%m/%Y   day-first dates\n  \
     subterminator scan big.csv --max-bytes 200000000   a statement over 64 MiB\n  \
+    subterminator scan chase.csv --html report.html   also a page with a chart of monthly spend\n  \
     subterminator scan export.csv --columns date=D,amount=A,description=P --currency EUR\n  \
     subterminator scan statement.ofx --as-of 2024-06-30     judge \"ended?\" on that day\n  \
     subterminator scan statement.qfx --json          one JSON object a subscription, then the totals\n  \
@@ -78,6 +79,12 @@ pub struct ScanArgs {
     /// no currency column), e.g. EUR.
     #[arg(long, value_name = "CODE")]
     pub currency: Option<String>,
+
+    /// Also write the report as an HTML page to this file: the
+    /// subscriptions, a chart of monthly spend per subscription, the yearly
+    /// total. The one file the scan writes, because it is asked for.
+    #[arg(long, value_name = "FILE")]
+    pub html: Option<PathBuf>,
 
     /// The largest statement read, in bytes (default 64 MiB, far more than
     /// years of any real export); a larger file is refused, not read in part.
@@ -144,6 +151,12 @@ pub async fn run(args: ScanArgs, dirs: &Dirs, json: bool, verbose: bool) -> Resu
         print::json_lines(&report);
     } else {
         print::table(&report);
+    }
+    if let Some(path) = &args.html {
+        std::fs::write(path, html_report(&report))
+            .map_err(|source| Error::io("writing the HTML report", path, source))?;
+        // A path the person gave, never a transaction.
+        tracing::info!("wrote the HTML report to {}", path.display());
     }
     match plan {
         Some(plan) => plan.offer(&report, &registry, dirs).await,
