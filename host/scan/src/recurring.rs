@@ -70,6 +70,9 @@ const MAX_INTRO_FACTOR: i128 = 20;
 /// it would mark every subscription ended.
 const FAR_AHEAD_DAYS: i64 = 366;
 
+/// Fewest transactions before one can be called far ahead of the rest.
+const MIN_DATES_FOR_FAR_AHEAD: usize = 10;
+
 /// Distinct other amounts at a merchant, beside a series, that make it a
 /// shop with varying baskets when they also outnumber the series.
 const VARYING_BASKETS: usize = 3;
@@ -140,6 +143,11 @@ fn far_ahead_cutoff(statements: &[Statement]) -> Option<NaiveDate> {
         .collect();
     dates.sort_unstable();
     let n = dates.len();
+    // A statement's range is known from a few dozen dates, not from two:
+    // two files years apart are two statements, not a typo.
+    if n < MIN_DATES_FOR_FAR_AHEAD {
+        return None;
+    }
     let most = (n / 100).max(1);
     (1..=most).rev().find_map(|k| {
         let before = *dates.get(n.checked_sub(k + 1)?)?;

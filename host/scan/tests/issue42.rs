@@ -334,6 +334,22 @@ fn case6_a_row_dated_far_ahead_is_set_aside_and_said() {
     );
 }
 
+/// Two real one-entry files ten years apart: two statements, no typo.
+#[test]
+fn case6_few_dates_years_apart_are_not_set_aside() {
+    let files = ["anz_xml_header_sgml_body.ofx", "camt052_genkgo.xml"];
+    let statements: Vec<Statement> = files
+        .iter()
+        .map(|f| read_statement(&fixture(f), &ScanOptions::default()).unwrap())
+        .collect();
+    let report = find_subscriptions(&statements, &known_descriptors(), None);
+    assert!(report.skipped.is_empty(), "{:?}", report.skipped);
+    assert_eq!(
+        report.as_of.map(|d| d.to_string()).as_deref(),
+        Some("2017-05-08")
+    );
+}
+
 // 7. Identical same-day charges collapse.
 #[test]
 fn case7_identical_same_day_charges_with_two_ids_stay_two() {
