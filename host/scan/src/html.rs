@@ -131,7 +131,24 @@ fn chart(report: &Report, currency: Currency, months: &[(i32, u32)]) -> String {
             );
         }
     }
-    svg.push_str("</svg>");
+    svg.push_str("</svg>\n<p>");
+    // The legend: which colour is which subscription.
+    for (index, s) in report.subscriptions.iter().enumerate() {
+        if s.amount.currency != currency {
+            continue;
+        }
+        let label = s
+            .service_name
+            .clone()
+            .unwrap_or_else(|| s.descriptor.clone());
+        let _ = write!(
+            svg,
+            "<span style=\"background:{};padding:0 0.6em;margin-right:0.3em\"></span>{} &nbsp; ",
+            COLOURS[index % COLOURS.len()],
+            escape(&label)
+        );
+    }
+    svg.push_str("</p>");
     svg
 }
 
