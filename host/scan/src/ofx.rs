@@ -55,7 +55,10 @@ pub(crate) fn sgml_body(text: &str) -> bool {
     const LEAVES_LOOKED_AT: usize = 200;
     let upper_start = text
         .char_indices()
-        .find(|&(i, _)| text[i..].len() >= 5 && text[i..i + 5].eq_ignore_ascii_case("<OFX>"))
+        .find(|&(i, _)| {
+            text.get(i..i + 5)
+                .is_some_and(|t| t.eq_ignore_ascii_case("<OFX>"))
+        })
         .map(|(i, _)| i);
     let Some(mut at) = upper_start else {
         return false;
@@ -456,6 +459,24 @@ mod tests {
         assert_eq!(s.skipped.len(), 1);
         assert_eq!(s.skipped[0].reason, SkipReason::BadDate);
         assert_eq!(s.skipped[0].line, 8);
+    }
+
+    /// Issue 42: the body, not the header, says SGML or XML; text around
+    /// multi-byte characters is looked at without cutting one.
+    #[test]
+    fn an_sgml_body_is_told_from_an_xml_one() {
+        let cases = [
+            (
+                "<?OFX?><OFX><SONRS><CODE>0\n<SEVERITY>INFO\n</SONRS></OFX>",
+                true,
+            ),
+            ("<?OFX?><OFX><SONRS><CODE>0</CODE></SONRS></OFX>", false),
+            ("<?OFX?>é€<OFX><NAME><![CDATA[Café]]></NAME></OFX>", false),
+            ("<?OFX?>€€€", false),
+        ];
+        for (text, want) in cases {
+            assert_eq!(sgml_body(text), want, "{text}");
+        }
     }
 
     #[test]
