@@ -24,7 +24,7 @@ use subterminator_core::paths::Dirs;
 use subterminator_core::plugin::{Registry, load_registry};
 use subterminator_scan::{
     Currency, ErrorKind, ScanError, ScanOptions, ServiceDescriptors, Statement, find_subscriptions,
-    known_descriptors, parse_columns, read_statement,
+    html_report, known_descriptors, parse_columns, read_statement,
 };
 
 use crate::cancel::RunArgs;
@@ -37,6 +37,8 @@ use crate::cancel::RunArgs;
     subterminator scan export.csv --columns date=Day,amount=Sum,description=Text,currency=Cur\n  \
     subterminator scan export.csv --columns date=Day,debit=Out,credit=In,description=Text\n  \
     subterminator scan amex-uk.csv --date-format %d/%m/%Y   day-first dates\n  \
+    subterminator scan big.csv --max-bytes 200000000   a statement over 64 MiB\n  \
+    subterminator scan chase.csv --html report.html   also a page with a chart of monthly spend\n  \
     subterminator scan export.csv --columns date=D,amount=A,description=P --currency EUR\n  \
     subterminator scan statement.ofx --as-of 2024-06-30     judge \"ended?\" on that day\n  \
     subterminator scan statement.qfx --json          one JSON object a subscription, then the totals\n  \
@@ -47,7 +49,9 @@ use crate::cancel::RunArgs;
     subterminator scan chase.csv -v                  also which format each file was read as\n\n\
     Formats: CSV exports of Chase, Bank of America, American Express, Capital One, Monzo,\n\
     Revolut and N26 (recognised by their header line); any other CSV with --columns (commas\n\
-    or semicolons, decimal points or commas, UTF-8 or Latin-1); OFX 1.x and 2.x; QFX; CAMT.053.\n\n\
+    or semicolons, decimal points or commas, UTF-8 or Latin-1); OFX 1.x and 2.x; QFX;\n\
+    CAMT.052, CAMT.053 and CAMT.054. Day-first or month-first dates are read from the rows\n\
+    (a day above 12); when they do not say, the scan stops and asks for --date-format.\n\n\
     Privacy: the statements are read on this machine and nothing of them is sent anywhere or\n\
     written anywhere; only the table (or JSON) you asked for shows what they say.\n\n\
     Exit codes: 0 read (with --cancel: declined, nothing to cancel, or every run verified);\n\
@@ -75,6 +79,17 @@ pub struct ScanArgs {
     /// no currency column), e.g. EUR.
     #[arg(long, value_name = "CODE")]
     pub currency: Option<String>,
+
+    /// Also write the report as an HTML page to this file: the
+    /// subscriptions, a chart of monthly spend per subscription, the yearly
+    /// total. The one file the scan writes, because it is asked for.
+    #[arg(long, value_name = "FILE")]
+    pub html: Option<PathBuf>,
+
+    /// The largest statement read, in bytes (default 64 MiB, far more than
+    /// years of any real export); a larger file is refused, not read in part.
+    #[arg(long, value_name = "BYTES")]
+    pub max_bytes: Option<u64>,
 
     /// The day "ended?" is judged on: a subscription whose next charge is
     /// more than half a period overdue by then is marked ended. Default:
@@ -136,6 +151,12 @@ pub async fn run(args: ScanArgs, dirs: &Dirs, json: bool, verbose: bool) -> Resu
         print::json_lines(&report);
     } else {
         print::table(&report);
+    }
+    if let Some(path) = &args.html {
+        std::fs::write(path, html_report(&report))
+            .map_err(|source| Error::io("writing the HTML report", path, source))?;
+        // A path the person gave, never a transaction.
+        tracing::info!("wrote the HTML report to {}", path.display());
     }
     match plan {
         Some(plan) => plan.offer(&report, &registry, dirs).await,
@@ -206,6 +227,7 @@ fn options(args: &ScanArgs) -> Result<ScanOptions, ScanError> {
         columns: args.columns.as_deref().map(parse_columns).transpose()?,
         date_format: args.date_format.clone(),
         currency,
+        max_bytes: args.max_bytes,
     };
     options.validate()?;
     Ok(options)
@@ -248,6 +270,8 @@ fn refused(error: ScanError) -> Error {
         },
         ErrorKind::Malformed => "download the statement again; the file looks cut short or edited",
         ErrorKind::BadOptions => "see subterminator scan --help",
+        // The message names the flag that settles it.
+        ErrorKind::NeedsFlag => "see subterminator scan --help",
     };
     // The unknown-format message is long already: its fix gets a line.
     let separator = if error.kind() == ErrorKind::UnknownFormat {

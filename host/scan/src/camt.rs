@@ -1,10 +1,16 @@
-//! ISO 20022 CAMT.053 (bank-to-customer statement), the XML that European
-//! banks export. Each `Ntry` is one booking: an amount with its currency as
-//! an attribute, a credit/debit indicator instead of a sign, a booking
-//! date, and the other party's name deep in its details.
+//! ISO 20022 CAMT.053 (bank-to-customer statement), CAMT.052 (account
+//! report) and CAMT.054 (debit/credit notification), the XML that European
+//! banks export. All three hold the same `Ntry` elements (under `Stmt`,
+//! `Rpt` and `Ntfctn`): an amount with its currency as an attribute, a
+//! credit/debit indicator instead of a sign, a booking date, and the other
+//! party's name deep in its details.
 //!
 //! Element names are matched without their namespace prefix, so versions
-//! .001.02 to .001.13 read alike.
+//! .001.02 to .001.13 read alike. A file that ends inside an element is
+//! refused (it was cut short), and so is nesting deeper than
+//! [`MAX_DEPTH`].
+
+mod payee;
 
 use quick_xml::Reader;
 use quick_xml::XmlVersion;
@@ -31,22 +37,41 @@ struct Entry {
     debtor: Option<String>,
     remittance: Option<String>,
     info: Option<String>,
+    id: Option<String>,
 }
 
-pub(crate) fn read(name: &str, text: &str, options: &ScanOptions) -> Result<Statement, ScanError> {
+/// Deepest nesting read: real CAMT nests about fifteen deep. Each element
+/// costs its depth (its path is compared), so the limit also keeps a file
+/// nested a million deep from taking minutes.
+const MAX_DEPTH: usize = 100;
+
+/// The account's currency and its bank's name, read before the entries.
+#[derive(Default)]
+struct Account {
+    currency: Option<Currency>,
+    servicer: Option<String>,
+}
+
+pub(crate) fn read(
+    name: &str,
+    text: &str,
+    options: &ScanOptions,
+    format: Format,
+) -> Result<Statement, ScanError> {
     let mut statement = Statement {
         name: name.to_owned(),
-        format: Format::Camt053,
+        format,
         transactions: Vec::new(),
         lines_read: 0,
         skipped: Vec::new(),
+        notes: Vec::new(),
     };
     let mut reader = Reader::from_str(text);
     let mut lines = LineCounter::new(text);
     let mut path: Vec<String> = Vec::new();
     let mut content = String::new();
     let mut entry: Option<(usize, Entry)> = None;
-    let mut account_currency: Option<Currency> = None;
+    let mut account = Account::default();
 
     loop {
         let event = reader.read_event().map_err(|_| ScanError::BrokenXml {
@@ -55,6 +80,13 @@ pub(crate) fn read(name: &str, text: &str, options: &ScanOptions) -> Result<Stat
         })?;
         match event {
             Event::Start(start) => {
+                if path.len() >= MAX_DEPTH {
+                    return Err(ScanError::TooDeep {
+                        name: name.to_owned(),
+                        line: lines.line_at(reader.buffer_position()),
+                        limit: MAX_DEPTH,
+                    });
+                }
                 let tag = start.local_name().into_inner().to_owned();
                 content.clear();
                 if tag == "Ntry" && entry.is_none() {
@@ -83,28 +115,66 @@ pub(crate) fn read(name: &str, text: &str, options: &ScanOptions) -> Result<Stat
             Event::GeneralRef(reference) => content.push_str(&resolve_entity(&reference)),
             Event::End(_) => {
                 let value = content.trim();
-                let names: Vec<&str> = path.iter().map(String::as_str).collect();
-                if names.ends_with(&["Stmt", "Acct", "Ccy"]) {
-                    account_currency = Currency::parse(value);
-                }
-                if let Some((depth, current)) = entry.as_mut() {
-                    if path.len() == *depth {
+                match entry.as_mut() {
+                    Some((depth, _)) if path.len() == *depth => {
                         // The entry itself ends.
                         if let Some((_, done)) = entry.take() {
-                            finish(&mut statement, done, account_currency.or(options.currency));
+                            finish(&mut statement, done, &account, options.currency);
                         }
-                    } else if let Some(relative) = names.get(*depth..) {
-                        note(current, relative, value);
                     }
+                    Some((depth, current)) => {
+                        // Bounded by MAX_DEPTH: an entry's own path is short.
+                        let relative: Vec<&str> = path
+                            .get(*depth..)
+                            .unwrap_or_default()
+                            .iter()
+                            .map(String::as_str)
+                            .collect();
+                        note(current, &relative, value);
+                    }
+                    None => note_account(&mut account, &path, value),
                 }
                 path.pop();
                 content.clear();
             }
-            Event::Eof => break,
+            Event::Eof => {
+                if !path.is_empty() {
+                    return Err(ScanError::Truncated {
+                        name: name.to_owned(),
+                        line: lines.line_at(text.len()),
+                    });
+                }
+                break;
+            }
             _ => {}
         }
     }
     Ok(statement)
+}
+
+/// Records what an entry needs from the account: its currency and its
+/// bank's name (a card payment's creditor is often the bank itself).
+fn note_account(account: &mut Account, path: &[String], value: &str) {
+    let tail = |want: &[&str]| {
+        path.len() >= want.len()
+            && path[path.len() - want.len()..]
+                .iter()
+                .zip(want)
+                .all(|(a, b)| a == b)
+    };
+    let report = ["Stmt", "Rpt", "Ntfctn"];
+    let under_report = |rest: &[&str]| {
+        report.iter().any(|r| {
+            let mut want = vec![*r];
+            want.extend_from_slice(rest);
+            tail(&want)
+        })
+    };
+    if under_report(&["Acct", "Ccy"]) {
+        account.currency = Currency::parse(value);
+    } else if under_report(&["Acct", "Svcr", "FinInstnId", "Nm"]) && !value.is_empty() {
+        account.servicer = Some(value.to_owned());
+    }
 }
 
 /// Records a leaf inside an entry, by its path below `Ntry`.
@@ -126,6 +196,7 @@ fn note(entry: &mut Entry, relative: &[&str], value: &str) {
             &mut entry.debtor
         }
         [.., "RmtInf", "Ustrd"] => &mut entry.remittance,
+        ["AcctSvcrRef"] => &mut entry.id,
         _ => return,
     };
     if slot.is_none() {
@@ -133,7 +204,12 @@ fn note(entry: &mut Entry, relative: &[&str], value: &str) {
     }
 }
 
-fn finish(statement: &mut Statement, entry: Entry, account_currency: Option<Currency>) {
+fn finish(
+    statement: &mut Statement,
+    entry: Entry,
+    account: &Account,
+    fallback_currency: Option<Currency>,
+) {
     // Pending entries may still be cancelled or rebooked on another day.
     if entry
         .status
@@ -142,7 +218,11 @@ fn finish(statement: &mut Statement, entry: Entry, account_currency: Option<Curr
     {
         return;
     }
-    match transaction(&entry, account_currency) {
+    match transaction(
+        &entry,
+        account.currency.or(fallback_currency),
+        account.servicer.as_deref(),
+    ) {
         Ok(transaction) => statement.transactions.push(transaction),
         Err(reason) => statement.skipped.push(Skipped {
             file: statement.name.clone(),
@@ -155,6 +235,7 @@ fn finish(statement: &mut Statement, entry: Entry, account_currency: Option<Curr
 fn transaction(
     entry: &Entry,
     account_currency: Option<Currency>,
+    servicer: Option<&str>,
 ) -> Result<Transaction, SkipReason> {
     let currency = match &entry.currency {
         Some(code) => Currency::parse(code).ok_or(SkipReason::BadCurrency)?,
@@ -178,17 +259,22 @@ fn transaction(
         .and_then(parse_iso_date)
         .ok_or(SkipReason::BadDate)?;
     // The other party's name is what stays the same from month to month;
-    // the remittance line often carries a new reference each time.
-    let description = counterparty
-        .as_deref()
-        .or(entry.remittance.as_deref())
-        .or(entry.info.as_deref())
-        .ok_or(SkipReason::NoDescription)?;
+    // the remittance line often carries a new reference each time. Unless
+    // the other party only passed the money on (PayPal, the bank itself):
+    // then the remittance line names the merchant.
+    let description = payee::describe(
+        counterparty.as_deref(),
+        entry.remittance.as_deref(),
+        entry.info.as_deref(),
+        servicer,
+    )
+    .ok_or(SkipReason::NoDescription)?;
     Ok(Transaction {
         date,
         amount: Money::new(charge, currency),
-        description: description.to_owned(),
+        description,
         line: entry.line,
+        id: entry.id.clone(),
     })
 }
 
@@ -214,7 +300,7 @@ mod tests {
 
     #[test]
     fn entries_read_with_direction_and_counterparty() {
-        let s = read("s.xml", CAMT, &ScanOptions::default()).unwrap();
+        let s = read("s.xml", CAMT, &ScanOptions::default(), Format::Camt053).unwrap();
         assert_eq!(s.lines_read, 4);
         let got: Vec<(String, String, String, usize)> = s
             .transactions

@@ -43,17 +43,21 @@ pub enum ChargeSign {
     Negative,
     /// A charge is positive (American Express, most card-only statements).
     Positive,
+    /// Not said (`--columns` without `charges=`): the rows decide, money
+    /// out being the commoner sign on any statement; when the two signs
+    /// are as common, the scan stops and asks.
+    FromRows,
 }
 
 /// Parses a column map: comma-separated `key=Header name` pairs. Keys:
 /// `date`, `description`, and either `amount` or both `debit` and `credit`;
 /// optionally `currency` (a column) and `charges=negative|positive` (the
-/// sign of money out in `amount`, negative unless said).
+/// sign of money out in `amount`; unless said, the sign most rows have).
 pub fn parse_columns(spec: &str) -> Result<ColumnMap, ScanError> {
     let bad = |reason: String| ScanError::BadColumns { reason };
     let (mut date, mut description, mut amount, mut debit, mut credit, mut currency) =
         (None, None, None, None, None, None);
-    let mut charges = ChargeSign::Negative;
+    let mut charges = ChargeSign::FromRows;
     for pair in spec.split(',').map(str::trim).filter(|p| !p.is_empty()) {
         let Some((key, value)) = pair.split_once('=') else {
             return Err(bad(format!("{pair:?} is not key=column")));
@@ -123,7 +127,7 @@ mod tests {
             map.amount,
             AmountColumns::Signed {
                 column: "Amount".into(),
-                charges: ChargeSign::Negative
+                charges: ChargeSign::FromRows
             }
         );
         let split = parse_columns("date=D,description=X,debit=Out,credit=In");

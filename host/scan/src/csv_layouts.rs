@@ -38,6 +38,13 @@ pub(crate) struct Layout {
     /// money (declined, reverted), that may yet change (pending), or that
     /// only moved it between the person's own pots and currencies.
     pub ignored_rows: &'static [(&'static str, &'static [&'static str])],
+    /// A column with the bank's own id for each row: two identical charges
+    /// on one day with two ids are two charges.
+    pub id: Option<&'static str>,
+    /// Whether the same header comes with either date order: American
+    /// Express writes `MM/DD/YYYY` on its US site and `DD/MM/YYYY` on its
+    /// UK one. The rows then decide (a day above 12), or the person does.
+    pub either_date_order: bool,
 }
 
 /// Where a layout keeps its amount.
@@ -69,6 +76,8 @@ pub(crate) const LAYOUTS: &[Layout] = &[
         original: None,
         default_currency: Some("USD"),
         ignored_rows: &[],
+        id: None,
+        either_date_order: false,
     },
     Layout {
         name: "Chase checking",
@@ -82,6 +91,8 @@ pub(crate) const LAYOUTS: &[Layout] = &[
         original: None,
         default_currency: Some("USD"),
         ignored_rows: &[],
+        id: None,
+        either_date_order: false,
     },
     Layout {
         name: "Bank of America checking",
@@ -95,6 +106,8 @@ pub(crate) const LAYOUTS: &[Layout] = &[
         original: None,
         default_currency: Some("USD"),
         ignored_rows: &[],
+        id: None,
+        either_date_order: false,
     },
     Layout {
         name: "Bank of America credit card",
@@ -108,6 +121,8 @@ pub(crate) const LAYOUTS: &[Layout] = &[
         original: None,
         default_currency: Some("USD"),
         ignored_rows: &[],
+        id: None,
+        either_date_order: false,
     },
     Layout {
         name: "American Express",
@@ -128,6 +143,8 @@ pub(crate) const LAYOUTS: &[Layout] = &[
         original: None,
         default_currency: Some("USD"),
         ignored_rows: &[],
+        id: Some("Reference"),
+        either_date_order: true,
     },
     Layout {
         name: "Capital One",
@@ -151,6 +168,8 @@ pub(crate) const LAYOUTS: &[Layout] = &[
         original: None,
         default_currency: Some("USD"),
         ignored_rows: &[],
+        id: None,
+        either_date_order: false,
     },
     Layout {
         name: "Monzo",
@@ -168,6 +187,8 @@ pub(crate) const LAYOUTS: &[Layout] = &[
         // Money put into or taken out of the person's own savings pots: a
         // monthly transfer to a pot would otherwise look like a subscription.
         ignored_rows: &[("Type", &["Pot transfer"])],
+        id: Some("Transaction ID"),
+        either_date_order: false,
     },
     Layout {
         name: "Revolut",
@@ -195,6 +216,8 @@ pub(crate) const LAYOUTS: &[Layout] = &[
             ("State", &["REVERTED", "DECLINED", "FAILED", "PENDING"]),
             ("Type", &["EXCHANGE"]),
         ],
+        id: None,
+        either_date_order: false,
     },
     Layout {
         name: "N26",
@@ -208,6 +231,8 @@ pub(crate) const LAYOUTS: &[Layout] = &[
         original: Some(("Original Amount", "Original Currency")),
         default_currency: Some("EUR"),
         ignored_rows: &[],
+        id: None,
+        either_date_order: false,
     },
     Layout {
         name: "N26 (before 2024)",
@@ -221,6 +246,8 @@ pub(crate) const LAYOUTS: &[Layout] = &[
         original: Some(("Amount (Foreign Currency)", "Type Foreign Currency")),
         default_currency: Some("EUR"),
         ignored_rows: &[],
+        id: None,
+        either_date_order: false,
     },
 ];
 

@@ -1,16 +1,25 @@
 //! Reading a CSV export: find the header line (some banks put a summary
 //! block above it), pick the layout it belongs to, or the caller's explicit
 //! columns, and turn each row into a transaction with money out positive.
+//!
+//! Rows are read twice, streaming, and never held: once for what the file
+//! as a whole decides (the decimal mark, the order of day and month), once
+//! to turn each into a transaction.
 
 use chrono::NaiveDate;
+
+mod evidence;
 
 use crate::columns::{AmountColumns, ChargeSign, ColumnMap};
 use crate::csv_layouts::{self, Amount, Layout, same_header};
 use crate::dates::parse_date;
 use crate::error::{HeaderSeen, ScanError};
 use crate::lines::LineCounter;
-use crate::money::{Currency, DecimalMark, Money, guess_mark, parse_amount};
+use crate::money::{
+    Currency, DecimalMark, Direction, Money, guess_mark, parse_amount, parse_marked_amount,
+};
 use crate::statement::{Format, ScanOptions, SkipReason, Skipped, Statement, Transaction};
+use evidence::{DateEvidence, SignCount, settle_date_order};
 
 /// How far down to look for the header: Bank of America's checking export
 /// has a seven-line balance summary above it; thirty leaves room for others
@@ -40,6 +49,8 @@ struct Resolved {
     fallback_currency: Currency,
     ignored_rows: Vec<(usize, &'static [&'static str])>,
     mark: Option<DecimalMark>,
+    id: Option<usize>,
+    either_date_order: bool,
 }
 
 enum ResolvedAmount {
@@ -66,6 +77,7 @@ pub(crate) fn read(name: &str, text: &str, options: &ScanOptions) -> Result<Stat
         resolved,
     } = found;
 
+    let mut resolved = resolved;
     let mut statement = Statement {
         name: name.to_owned(),
         format: Format::Csv {
@@ -74,25 +86,73 @@ pub(crate) fn read(name: &str, text: &str, options: &ScanOptions) -> Result<Stat
         transactions: Vec::new(),
         lines_read: 0,
         skipped: Vec::new(),
-    };
-    let skip = |statement: &mut Statement, line: usize, reason| {
-        statement.skipped.push(Skipped {
-            file: name.to_owned(),
-            line,
-            reason,
-        });
+        notes: Vec::new(),
     };
 
-    let mut rows = Vec::new();
-    // Line numbers come from byte offsets: the csv crate's own line count
-    // is off by one in CRLF files (see `LineCounter::line_of_record`).
+    // First pass: what the rows decide together.
+    let mut samples: Vec<String> = Vec::new();
+    let mut order = DateEvidence::default();
+    let mut signs = SignCount::default();
     let mut lines = LineCounter::new(text);
-    for (index, record) in reader(text, delimiter).records().enumerate() {
-        if index <= header_index {
-            continue;
+    for record in reader(text, delimiter).records().skip(header_index + 1) {
+        let Ok(record) = record else { continue };
+        if resolved.mark.is_none() && samples.len() < MARK_SAMPLE_ROWS {
+            samples.extend(
+                amount_cells(&resolved.amount)
+                    .into_iter()
+                    .filter_map(|i| record.get(i).map(str::to_owned)),
+            );
         }
+        if let ResolvedAmount::Signed(index, ChargeSign::FromRows) = resolved.amount
+            && let Some(cell) = record.get(index)
+        {
+            signs.look_at(cell);
+        }
+        if let Some(date) = first_filled(&record, &resolved.date) {
+            let line = record
+                .position()
+                .map_or(0, |p| lines.line_of_record(p.byte()));
+            order.look_at(date, line);
+        }
+    }
+    let mark = match resolved.mark {
+        Some(mark) => mark,
+        None => guess_mark(samples.iter().map(String::as_str), delimiter == b';'),
+    };
+    if options.date_format.is_none() {
+        let was_month_first = resolved.date_formats.iter().any(|f| f.starts_with("%m"));
+        settle_date_order(name, &mut resolved, &order, &mut statement.notes)?;
+        let now_day_first = resolved.date_formats.iter().any(|f| f.starts_with("%d"));
+        // A US layout's dollars came with its US dates: a file that proves
+        // day-first came from another country's site (Amex UK, Australia),
+        // whose currency the file does not say.
+        if was_month_first && now_day_first && options.currency.is_none() {
+            resolved.fallback_currency = Currency::UNKNOWN;
+        }
+    }
+
+    if let ResolvedAmount::Signed(index, ChargeSign::FromRows) = resolved.amount {
+        let sign = signs.decide(name)?;
+        resolved.amount = ResolvedAmount::Signed(index, sign);
+        let which = if sign == ChargeSign::Negative {
+            "negative"
+        } else {
+            "positive"
+        };
+        statement.notes.push(format!(
+            "{name}: money out read as the {which} amounts, the commoner sign ({} of {} rows); charges= in --columns says otherwise",
+            signs.negative.max(signs.positive),
+            signs.negative + signs.positive
+        ));
+    }
+
+    // Second pass: each row, straight into a transaction. Line numbers
+    // come from byte offsets: the csv crate's own line count is off by one
+    // in CRLF files (see `LineCounter::line_of_record`).
+    let mut lines = LineCounter::new(text);
+    for record in reader(text, delimiter).records().skip(header_index + 1) {
         statement.lines_read += 1;
-        match record {
+        let (line, outcome) = match record {
             Ok(record) => {
                 if record.iter().all(|cell| cell.trim().is_empty()) {
                     continue;
@@ -100,45 +160,39 @@ pub(crate) fn read(name: &str, text: &str, options: &ScanOptions) -> Result<Stat
                 let line = record
                     .position()
                     .map_or(0, |p| lines.line_of_record(p.byte()));
-                rows.push((line, record));
+                (line, row(&record, &resolved, mark))
             }
             Err(error) => {
                 let line = error
                     .position()
                     .map_or(0, |p| lines.line_of_record(p.byte()));
-                skip(&mut statement, line, SkipReason::BadRecord);
+                (line, Err(SkipReason::BadRecord))
             }
-        }
-    }
-
-    let mark = match resolved.mark {
-        Some(mark) => mark,
-        None => {
-            let samples = rows.iter().take(MARK_SAMPLE_ROWS).flat_map(|(_, record)| {
-                amount_cells(&resolved.amount)
-                    .into_iter()
-                    .filter_map(|i| record.get(i))
-            });
-            guess_mark(samples, delimiter == b';')
-        }
-    };
-
-    for (line, record) in &rows {
-        match row(record, &resolved, mark) {
-            Ok(Some((date, amount, description))) => statement.transactions.push(Transaction {
-                date,
-                amount,
-                description,
-                line: *line,
+        };
+        match outcome {
+            Ok(Some(read)) => statement.transactions.push(Transaction {
+                date: read.date,
+                amount: read.amount,
+                description: read.description,
+                line,
+                id: read.id,
             }),
             Ok(None) => {}
-            Err(reason) => skip(&mut statement, *line, reason),
+            Err(reason) => statement.skipped.push(Skipped {
+                file: name.to_owned(),
+                line,
+                reason,
+            }),
         }
     }
-    // Records the CSV reader rejected were noted first; a person reads
-    // skips in line order.
-    statement.skipped.sort_by_key(|s| s.line);
     Ok(statement)
+}
+
+fn first_filled<'r>(record: &'r csv::StringRecord, columns: &[usize]) -> Option<&'r str> {
+    columns
+        .iter()
+        .filter_map(|&i| record.get(i).map(str::trim))
+        .find(|text| !text.is_empty())
 }
 
 fn reader(text: &str, delimiter: u8) -> csv::Reader<&[u8]> {
@@ -229,6 +283,8 @@ fn resolve_layout(
             .filter_map(|(column, values)| Some((position(cells, column)?, *values)))
             .collect(),
         mark: Some(DecimalMark::Point),
+        id: layout.id.and_then(|c| position(cells, c)),
+        either_date_order: layout.either_date_order,
     })
 }
 
@@ -261,6 +317,8 @@ fn resolve_map(map: &ColumnMap, cells: &[&str], options: &ScanOptions) -> Option
         fallback_currency: options.currency.unwrap_or(Currency::UNKNOWN),
         ignored_rows: Vec::new(),
         mark: None,
+        id: None,
+        either_date_order: false,
     })
 }
 
@@ -324,13 +382,21 @@ fn cell(record: &csv::StringRecord, index: usize) -> Result<&str, SkipReason> {
         .ok_or(SkipReason::MissingCells)
 }
 
+/// A row read.
+struct Row {
+    date: NaiveDate,
+    amount: Money,
+    description: String,
+    id: Option<String>,
+}
+
 /// One data row: `Ok(None)` for a row that moved no money (a balance line,
 /// a declined payment), `Err` for one that cannot be read.
 fn row(
     record: &csv::StringRecord,
     layout: &Resolved,
     mark: DecimalMark,
-) -> Result<Option<(NaiveDate, Money, String)>, SkipReason> {
+) -> Result<Option<Row>, SkipReason> {
     for (index, ignored) in &layout.ignored_rows {
         let value = cell(record, *index)?;
         if ignored.iter().any(|s| s.eq_ignore_ascii_case(value)) {
@@ -353,9 +419,15 @@ fn row(
             if text.is_empty() {
                 return Ok(None);
             }
-            match sign {
-                ChargeSign::Negative => -parse(text)?,
-                ChargeSign::Positive => parse(text)?,
+            let (number, direction) =
+                parse_marked_amount(text, mark, decimals).ok_or(SkipReason::BadAmount)?;
+            // `30.00 CR` is money in whichever sign the column gives charges.
+            match (direction, sign) {
+                (Some(Direction::Credit), _) => -number.abs(),
+                (Some(Direction::Debit), _) => number.abs(),
+                // Decided from the rows before any row is read.
+                (None, ChargeSign::Negative | ChargeSign::FromRows) => -number,
+                (None, ChargeSign::Positive) => number,
             }
         }
         ResolvedAmount::DebitCredit(debit, credit) => {
@@ -391,13 +463,19 @@ fn row(
         .ok_or(SkipReason::BadDate)?;
     let date = parse_date(date_cell, &layout.date_formats).ok_or(SkipReason::BadDate)?;
 
-    let description = layout
-        .description
-        .iter()
-        .filter_map(|&i| record.get(i).map(str::trim))
-        .find(|text| !text.is_empty())
-        .ok_or(SkipReason::NoDescription)?;
-    Ok(Some((date, amount, description.to_owned())))
+    let description = first_filled(record, &layout.description).ok_or(SkipReason::NoDescription)?;
+    let id = layout
+        .id
+        .and_then(|i| record.get(i))
+        .map(str::trim)
+        .filter(|id| !id.is_empty())
+        .map(str::to_owned);
+    Ok(Some(Row {
+        date,
+        amount,
+        description: description.to_owned(),
+        id,
+    }))
 }
 
 /// The amount in the merchant's currency, when the row has a readable one;
@@ -462,12 +540,54 @@ mod tests {
         assert!(s.skipped.is_empty());
     }
 
+    /// Issue 42: without `charges=`, the commoner sign is money out, said
+    /// in a note; as many of each, the scan asks.
+    #[test]
+    fn the_sign_of_a_charge_is_read_from_the_rows_or_asked_for() {
+        let options = ScanOptions {
+            columns: Some(parse_columns("date=D,amount=A,description=P").unwrap()),
+            ..ScanOptions::default()
+        };
+        let cases: &[(&str, Option<i64>)] = &[
+            (
+                "D,P,A\n2024-01-05,Spotify,-10.99\n2024-01-06,Pay,2500.00\n2024-01-07,Cafe,-3.50\n",
+                Some(1099),
+            ),
+            (
+                "D,P,A\n2024-01-05,Spotify,10.99\n2024-01-06,Pay,-2500.00\n2024-01-07,Cafe,3.50\n",
+                Some(1099),
+            ),
+            (
+                "D,P,A\n2024-01-05,Spotify,-10.99\n2024-01-06,Pay,2500.00\n",
+                None,
+            ),
+        ];
+        for (text, want) in cases {
+            match (read_text(text, &options), want) {
+                (Ok(s), Some(minor)) => {
+                    assert_eq!(s.transactions[0].amount.minor, *minor, "{text}");
+                    assert!(
+                        s.notes[0].contains("money out read as the"),
+                        "{:?}",
+                        s.notes
+                    );
+                }
+                (Err(e), None) => assert!(e.to_string().contains("charges=negative"), "{e}"),
+                (got, _) => unreachable!("{text}: {got:?}"),
+            }
+        }
+    }
+
     #[test]
     fn explicit_columns_with_semicolons_and_decimal_commas() {
         let options = ScanOptions {
-            columns: Some(parse_columns("date=Datum,amount=Betrag,description=Empfänger").unwrap()),
+            columns: Some(
+                parse_columns("date=Datum,amount=Betrag,description=Empfänger,charges=negative")
+                    .unwrap(),
+            ),
             date_format: Some("%d.%m.%Y".into()),
             currency: Currency::parse("EUR"),
+            max_bytes: None,
         };
         let text = "Konto;123\nDatum;Empfänger;Betrag\n05.01.2024;Spotify AB;-10,99\n06.01.2024;Gehalt;2.500,00\n";
         let s = read_text(text, &options).unwrap();

@@ -29,6 +29,38 @@ const BANK_WORDS: &[&str] = &[
     "ON",
 ];
 
+/// Words a bank writes where a payee's name belongs when it has none to
+/// give: with [`BANK_WORDS`], they make a placeholder (`POS`, `Card
+/// purchase`, `UNKNOWN`).
+const PLACEHOLDER_WORDS: &[&str] = &[
+    "UNKNOWN",
+    "N/A",
+    "NONE",
+    "MISC",
+    "TRANSFER",
+    "DIRECT",
+    "DIRECTDEBIT",
+    "CREDIT",
+    "ATM",
+    "XFER",
+    "CHECK",
+    "EFTPOS",
+    "WDL",
+    "TRANSACTION",
+    "MERCHANT",
+    "-",
+    ".",
+];
+
+/// Whether `raw` names no one: only bank and placeholder words, such as a
+/// `NAME` of "POS" or "Card purchase" over every card payment.
+pub(crate) fn names_no_one(raw: &str) -> bool {
+    let upper = raw.to_uppercase();
+    let mut words = upper.split_whitespace().peekable();
+    words.peek().is_some()
+        && words.all(|w| BANK_WORDS.contains(&w) || PLACEHOLDER_WORDS.contains(&w))
+}
+
 /// Payment processors and point-of-sale systems that put their own name
 /// before the merchant's, followed by `*`: Square (`SQ *`), PayPal, Toast
 /// (`TST*`), Shopify (`SP *`), SumUp, Zettle, Intuit (`IN *`).
@@ -148,6 +180,22 @@ fn strip_processor(text: &str) -> &str {
 #[cfg(test)]
 mod tests {
     use super::normalise;
+
+    #[test]
+    fn placeholders_name_no_one() {
+        let cases = [
+            ("POS", true),
+            ("Card purchase", true),
+            ("DIRECT DEBIT", true),
+            ("UNKNOWN", true),
+            ("", false),
+            ("NETFLIX.COM", false),
+            ("POS NETFLIX", false),
+        ];
+        for (raw, want) in cases {
+            assert_eq!(super::names_no_one(raw), want, "{raw}");
+        }
+    }
 
     #[test]
     fn descriptors_normalise() {

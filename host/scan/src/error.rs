@@ -8,18 +8,24 @@
 //! message.
 
 use std::fmt;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
+
+use crate::inert::echo;
+
+/// Header names an error repeats at most; a "header" of thousands of cells
+/// is not one a person needs to see whole.
+const MAX_NAMES_SHOWN: usize = 20;
 
 /// The formats this crate reads, for the "unknown format" message.
 pub const KNOWN_FORMATS: &str = "CSV from Chase, Bank of America, American Express, Capital One, \
 Monzo, Revolut or N26 (recognised by the header line), any CSV with explicit columns, \
-OFX 1.x (SGML), OFX 2.x (XML), QFX, ISO 20022 CAMT.053";
+OFX 1.x (SGML), OFX 2.x (XML), QFX, ISO 20022 CAMT.053, CAMT.052 and CAMT.054";
 
 /// Why a statement could not be read.
 #[derive(Debug, thiserror::Error)]
 pub enum ScanError {
     /// The file could not be opened or read.
-    #[error("cannot read {}: {source}", path.display())]
+    #[error("cannot read {}: {source}", shown(path))]
     Unreadable {
         /// The file asked for.
         path: PathBuf,
@@ -58,6 +64,68 @@ pub enum ScanError {
         line: usize,
     },
 
+    /// Not a regular file: a FIFO, a device, a socket or a directory. A
+    /// statement is read whole, and a pipe or `/dev/zero` never ends.
+    #[error(
+        "{}: {what}, not a statement file: save the export to a file and scan that",
+        shown(path)
+    )]
+    NotAFile {
+        /// The path given.
+        path: PathBuf,
+        /// What it is instead: "a FIFO", "a device", "a directory".
+        what: &'static str,
+    },
+
+    /// Larger than the limit (`--max-bytes`): years of a busy account's
+    /// exports are a few megabytes, so this is most likely not a statement.
+    #[error(
+        "{name}: larger than {limit} bytes; if it really is one statement, raise the limit with --max-bytes"
+    )]
+    TooLarge {
+        /// The statement's file name.
+        name: String,
+        /// The limit in bytes.
+        limit: u64,
+    },
+
+    /// A markup statement that stops before its last element closes: a
+    /// download cut short. Reading the part that arrived would show totals
+    /// that look whole and are not.
+    #[error(
+        "{name}: the file ends early, at line {line}, inside an unclosed element: download the statement again"
+    )]
+    Truncated {
+        /// The statement's file name.
+        name: String,
+        /// One-based line number of the end of the file.
+        line: usize,
+    },
+
+    /// Markup nested deeper than any statement format is.
+    #[error("{name}: elements nested more than {limit} deep at line {line}: not a bank statement")]
+    TooDeep {
+        /// The statement's file name.
+        name: String,
+        /// One-based line number where the limit was passed.
+        line: usize,
+        /// The limit.
+        limit: usize,
+    },
+
+    /// Something the statement does not settle and a flag does: the order
+    /// of day and month when no date has a day above 12, the sign of a
+    /// charge when money in and out are as many.
+    #[error("{name}: {what}; say which with {flag}")]
+    Ambiguous {
+        /// The statement's file name.
+        name: String,
+        /// What is undecided, with the choices.
+        what: String,
+        /// The flag that settles it, with an example.
+        flag: &'static str,
+    },
+
     /// A `--columns` spec that does not parse.
     #[error("bad column map: {reason} (expected e.g. date=Posted,amount=Amount,description=Payee)")]
     BadColumns {
@@ -93,22 +161,33 @@ pub enum ErrorKind {
     Malformed,
     /// The options given (column map, date format, currency) are wrong.
     BadOptions,
+    /// The statement leaves something open (date order, sign, size) that a
+    /// flag settles; the message names the flag.
+    NeedsFlag,
 }
 
 impl ScanError {
     /// The kind of failure, so the CLI can map it to an exit code.
     pub fn kind(&self) -> ErrorKind {
         match self {
-            ScanError::Unreadable { .. } => ErrorKind::Unreadable,
+            ScanError::Unreadable { .. } | ScanError::NotAFile { .. } => ErrorKind::Unreadable,
             ScanError::UnknownFormat { .. } | ScanError::MissingColumn { .. } => {
                 ErrorKind::UnknownFormat
             }
-            ScanError::BrokenXml { .. } => ErrorKind::Malformed,
+            ScanError::BrokenXml { .. }
+            | ScanError::Truncated { .. }
+            | ScanError::TooDeep { .. } => ErrorKind::Malformed,
+            ScanError::TooLarge { .. } | ScanError::Ambiguous { .. } => ErrorKind::NeedsFlag,
             ScanError::BadColumns { .. }
             | ScanError::BadDateFormat { .. }
             | ScanError::BadCurrency { .. } => ErrorKind::BadOptions,
         }
     }
+}
+
+/// A path as an error shows it: inert, and cut if absurdly long.
+fn shown(path: &Path) -> String {
+    echo(&path.display().to_string())
 }
 
 /// The first line of a file that was not understood, as far as it is safe
@@ -128,7 +207,8 @@ pub enum HeaderSeen {
 }
 
 impl HeaderSeen {
-    /// Classifies a first line's cells, keeping them only if none has a digit.
+    /// Classifies a first line's cells, keeping them only if none has a
+    /// digit; kept names are made inert and cut to a readable length.
     pub(crate) fn from_cells<'a>(cells: impl IntoIterator<Item = &'a str>) -> HeaderSeen {
         let cells: Vec<&str> = cells.into_iter().map(str::trim).collect();
         if cells.iter().all(|c| c.is_empty()) {
@@ -139,7 +219,15 @@ impl HeaderSeen {
         {
             HeaderSeen::LooksLikeData
         } else {
-            HeaderSeen::Names(cells.into_iter().map(str::to_owned).collect())
+            let mut names: Vec<String> = cells
+                .iter()
+                .take(MAX_NAMES_SHOWN)
+                .map(|c| echo(c))
+                .collect();
+            if cells.len() > MAX_NAMES_SHOWN {
+                names.push(format!("… {} more", cells.len() - MAX_NAMES_SHOWN));
+            }
+            HeaderSeen::Names(names)
         }
     }
 }

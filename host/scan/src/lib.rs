@@ -17,7 +17,12 @@
 //!
 //! Statements: CSV exports of the banks in [`KNOWN_FORMATS`] (recognised by
 //! their header line) or any CSV with a [`ColumnMap`]; OFX 1.x and 2.x,
-//! QFX; CAMT.053. Each is normalised so that money out is a positive charge.
+//! QFX; CAMT.052, .053 and .054. Each is normalised so that money out is a
+//! positive charge. What the file does not settle (day or month first, the
+//! sign of a charge) the rows decide, or the read stops with
+//! [`ErrorKind::NeedsFlag`]; what was decided, skipped or set aside is in
+//! [`Report::notes`]. Every string from a statement is made inert (control
+//! and bidi characters written escaped) before it leaves this crate.
 //!
 //! Privacy: this crate never prints, logs or writes a file; statements are
 //! read into memory and nothing of them is kept. Errors and skip records
@@ -38,18 +43,22 @@ mod dates;
 mod descriptor;
 mod encoding;
 mod error;
+mod html;
+mod inert;
 mod lines;
 mod money;
 mod ofx;
 mod recurring;
 mod report;
 mod services;
+mod shops;
 mod statement;
 mod xml_text;
 
 pub use cadence::Cadence;
 pub use columns::{AmountColumns, ChargeSign, ColumnMap, parse_columns};
 pub use error::{ErrorKind, HeaderSeen, KNOWN_FORMATS, ScanError};
+pub use html::html_report;
 pub use money::{Currency, Money};
 pub use report::{
     FileSummary, PriceChange, Report, Subscription, Total, find_subscriptions, table_rows,
@@ -57,6 +66,6 @@ pub use report::{
 };
 pub use services::{Action, ServiceDescriptors, known_descriptors};
 pub use statement::{
-    Format, ScanOptions, SkipReason, Skipped, Statement, Transaction, read_statement,
-    read_statement_bytes,
+    DEFAULT_MAX_BYTES, Format, ScanOptions, SkipReason, Skipped, Statement, Transaction,
+    read_statement, read_statement_bytes,
 };

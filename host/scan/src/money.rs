@@ -183,14 +183,36 @@ pub(crate) fn guess_mark<'a>(
     }
 }
 
+/// A word beside an amount that says which way the money went, whatever the
+/// column's sign convention: `30.00 CR` is money in on a card statement
+/// that writes charges positive.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Direction {
+    /// `CR`: money in.
+    Credit,
+    /// `DR`: money out.
+    Debit,
+}
+
 /// Parses a statement's amount cell into minor units with `decimals` digits
 /// of cents: `-15.49`, `(15.49)`, `15.49-`, `$1,234.56`, `1.234,56 €`,
-/// `+12`. `None` for anything else, including an empty cell and a cell with
-/// more cents than the currency has (`1.234` dollars is not a price).
+/// `+12`. `None` for anything else, including an empty cell, a cell with
+/// more cents than the currency has (`1.234` dollars is not a price) and a
+/// cell with letters that are neither a currency code nor `CR`/`DR`
+/// (`-12abc` is no amount, not twelve).
 pub(crate) fn parse_amount(text: &str, mark: DecimalMark, decimals: u32) -> Option<i64> {
+    parse_marked_amount(text, mark, decimals).map(|(minor, _)| minor)
+}
+
+/// [`parse_amount`], with the `CR`/`DR` word if the cell has one.
+pub(crate) fn parse_marked_amount(
+    text: &str,
+    mark: DecimalMark,
+    decimals: u32,
+) -> Option<(i64, Option<Direction>)> {
     // Currency symbols and codes around the number carry no information here:
     // the currency comes from its own column or the statement.
-    let mut body = trim_decoration(text);
+    let (mut body, mut direction) = trim_decoration(text)?;
     let mut negative = false;
     if let Some(inner) = body.strip_prefix('(').and_then(|b| b.strip_suffix(')')) {
         negative = true;
@@ -206,7 +228,9 @@ pub(crate) fn parse_amount(text: &str, mark: DecimalMark, decimals: u32) -> Opti
     } else if let Some(rest) = body.strip_prefix('+') {
         body = rest.trim_start();
     }
-    body = trim_decoration(body);
+    let (inner, inner_direction) = trim_decoration(body)?;
+    body = inner;
+    direction = direction.or(inner_direction);
     let (whole, cents) = match body.split_once(mark.char()) {
         Some((whole, cents)) => (whole, cents),
         None => (body, ""),
@@ -225,15 +249,46 @@ pub(crate) fn parse_amount(text: &str, mark: DecimalMark, decimals: u32) -> Opti
         let padded = format!("{cents:0<width$}", width = decimals as usize);
         minor = minor.checked_add(padded.parse::<i64>().ok()?)?;
     }
-    Some(if negative { -minor } else { minor })
+    Some((if negative { -minor } else { minor }, direction))
 }
 
 /// Drops currency symbols, codes and spaces around a number (`-$15.49`,
-/// `EUR 9,90`). Only at the ends: a letter inside the number makes it no number.
-fn trim_decoration(text: &str) -> &str {
-    text.trim_matches(|c: char| {
-        c.is_alphabetic() || c.is_whitespace() || matches!(c, '$' | '€' | '£' | '¥' | '₩' | '₹')
-    })
+/// `EUR 9,90`, `30.00 CR`). Only at the ends, and only words that are a
+/// currency code (three capitals) or `CR`/`DR`: any other letters make the
+/// cell no number, so `-12abc` is refused rather than read as 12.
+fn trim_decoration(text: &str) -> Option<(&str, Option<Direction>)> {
+    let is_symbol = |c: char| c.is_whitespace() || matches!(c, '$' | '€' | '£' | '¥' | '₩' | '₹');
+    let mut direction = None;
+    let mut rest = text.trim_matches(is_symbol);
+    // At most one word at each end: `EUR 9,90`, `9,90 EUR`, `30.00 CR`.
+    let head_end = rest
+        .find(|c: char| !c.is_alphabetic())
+        .unwrap_or(rest.len());
+    let head = &rest[..head_end];
+    if !head.is_empty() {
+        direction = direction.or(word(head)?);
+        rest = rest[head_end..].trim_matches(is_symbol);
+    }
+    let tail_start = rest.rfind(|c: char| !c.is_alphabetic()).map_or(0, |i| {
+        i + rest[i..].chars().next().map_or(1, char::len_utf8)
+    });
+    let tail = &rest[tail_start..];
+    if !tail.is_empty() {
+        direction = direction.or(word(tail)?);
+        rest = rest[..tail_start].trim_matches(is_symbol);
+    }
+    Some((rest, direction))
+}
+
+/// A word allowed beside an amount: `Some(None)` for a currency code,
+/// `Some(Some(_))` for `CR`/`DR`, `None` for anything else.
+fn word(word: &str) -> Option<Option<Direction>> {
+    match word {
+        "CR" | "Cr" | "cr" => Some(Some(Direction::Credit)),
+        "DR" | "Dr" | "dr" => Some(Some(Direction::Debit)),
+        _ if word.len() == 3 && word.bytes().all(|b| b.is_ascii_uppercase()) => Some(None),
+        _ => None,
+    }
 }
 
 /// The units before the decimal mark, with thousands separators checked to
@@ -294,9 +349,34 @@ mod tests {
             ("USD 12.00", DecimalMark::Point, 2, Some(1200)),
             ("-$15.49", DecimalMark::Point, 2, Some(-1549)),
             ("99999999999999999999", DecimalMark::Point, 2, None),
+            // Issue 42: letters that are no currency code make no number.
+            ("-12abc", DecimalMark::Point, 2, None),
+            ("12 dollars", DecimalMark::Point, 2, None),
+            ("30.00 CR", DecimalMark::Point, 2, Some(3000)),
+            ("9,90 EUR", DecimalMark::Comma, 2, Some(990)),
         ];
         for (text, mark, decimals, want) in cases {
             assert_eq!(parse_amount(text, *mark, *decimals), *want, "{text:?}");
+        }
+    }
+
+    #[test]
+    fn cr_and_dr_say_which_way_the_money_went() {
+        type Parsed = Option<(i64, Option<Direction>)>;
+        let cases: &[(&str, Parsed)] = &[
+            ("30.00 CR", Some((3000, Some(Direction::Credit)))),
+            ("30.00CR", Some((3000, Some(Direction::Credit)))),
+            ("CR 30.00", Some((3000, Some(Direction::Credit)))),
+            ("12.50 DR", Some((1250, Some(Direction::Debit)))),
+            ("$12.50", Some((1250, None))),
+            ("12.50 XY", None),
+        ];
+        for (text, want) in cases {
+            assert_eq!(
+                parse_marked_amount(text, DecimalMark::Point, 2),
+                *want,
+                "{text:?}"
+            );
         }
     }
 

@@ -4,10 +4,13 @@
 //! calls on [`OfxBuilder`]: an aggregate opens, a leaf has a value, an
 //! aggregate closes.
 
+use std::collections::{HashMap, HashSet};
+
 use quick_xml::Reader;
 use quick_xml::events::Event;
 
 use crate::dates::parse_ofx_date;
+use crate::descriptor::{names_no_one, normalise};
 use crate::error::ScanError;
 use crate::lines::LineCounter;
 use crate::money::{Currency, DecimalMark, Money, parse_amount};
@@ -15,15 +18,80 @@ mod sgml;
 use crate::statement::{Format, ScanOptions, SkipReason, Skipped, Statement, Transaction};
 use crate::xml_text::resolve_entity;
 
+/// Deepest nesting read. OFX aggregates nest about ten deep; the limit
+/// keeps a hostile file from making each element cost its depth.
+pub(crate) const MAX_DEPTH: usize = 100;
+
+/// Characters OFX 1.x allows in `NAME`: banks cut the descriptor there and
+/// put the rest, or the whole, in `MEMO`.
+const OFX1_NAME_CHARS: usize = 32;
+
+/// Distinct merchants (by `MEMO`) and amounts under one `NAME` that mark
+/// it a placeholder rather than a payee: a bank that writes "POS" or
+/// "Card purchase" in every `NAME` would otherwise merge every merchant.
+const PLACEHOLDER_SPREAD: usize = 3;
+
 /// Reads OFX 1.x (SGML).
-pub(crate) fn read_sgml(name: &str, text: &str, options: &ScanOptions, quicken: bool) -> Statement {
+pub(crate) fn read_sgml(
+    name: &str,
+    text: &str,
+    options: &ScanOptions,
+    quicken: bool,
+) -> Result<Statement, ScanError> {
     let mut builder = OfxBuilder::new(
         name,
         options,
         if quicken { Format::Qfx } else { Format::Ofx1 },
     );
-    sgml::walk(text, &mut builder);
-    builder.finish()
+    sgml::walk(text, &mut builder)?;
+    Ok(builder.finish())
+}
+
+/// Whether an OFX body is SGML (leaves left unclosed) whatever its header
+/// says: some leaf among the first ones has text and is not closed right
+/// after it.
+pub(crate) fn sgml_body(text: &str) -> bool {
+    // Enough leaves to meet a few inside the sign-on block.
+    const LEAVES_LOOKED_AT: usize = 200;
+    let upper_start = text
+        .char_indices()
+        .find(|&(i, _)| {
+            text.get(i..i + 5)
+                .is_some_and(|t| t.eq_ignore_ascii_case("<OFX>"))
+        })
+        .map(|(i, _)| i);
+    let Some(mut at) = upper_start else {
+        return false;
+    };
+    let mut leaves = 0;
+    while leaves < LEAVES_LOOKED_AT {
+        let Some(open) = text[at..].find('<').map(|i| at + i) else {
+            return false;
+        };
+        let Some(close) = text[open..].find('>').map(|i| open + i) else {
+            return false;
+        };
+        let inside = &text[open + 1..close];
+        let after = close + 1;
+        let next = text[after..].find('<').map_or(text.len(), |i| after + i);
+        at = next;
+        if inside.starts_with(['/', '!', '?']) || text[after..next].trim().is_empty() {
+            if next >= text.len() {
+                return false;
+            }
+            continue;
+        }
+        leaves += 1;
+        let tag = inside.split_whitespace().next().unwrap_or_default();
+        let closing = format!("</{tag}>");
+        let closed = text
+            .get(next..next + closing.len())
+            .is_some_and(|t| t.eq_ignore_ascii_case(&closing));
+        if !closed {
+            return true;
+        }
+    }
+    false
 }
 
 /// Reads OFX 2.x (XML).
@@ -50,6 +118,13 @@ pub(crate) fn read_xml(
         })?;
         match event {
             Event::Start(start) => {
+                if open.len() >= MAX_DEPTH {
+                    return Err(ScanError::TooDeep {
+                        name: name.to_owned(),
+                        line: lines.line_at(reader.buffer_position()),
+                        limit: MAX_DEPTH,
+                    });
+                }
                 if let Some(parent) = open.last_mut()
                     && !parent.announced
                 {
@@ -87,7 +162,15 @@ pub(crate) fn read_xml(
                     }
                 }
             }
-            Event::Eof => break,
+            Event::Eof => {
+                if !open.is_empty() {
+                    return Err(ScanError::Truncated {
+                        name: name.to_owned(),
+                        line: lines.line_at(text.len()),
+                    });
+                }
+                break;
+            }
             _ => {}
         }
     }
@@ -113,6 +196,7 @@ struct PendingTransaction {
     name: Option<String>,
     memo: Option<String>,
     currency: Option<String>,
+    id: Option<String>,
 }
 
 /// Builds a statement from OFX elements, whichever syntax they came in.
@@ -129,6 +213,11 @@ pub(crate) struct OfxBuilder<'o> {
 }
 
 impl<'o> OfxBuilder<'o> {
+    /// The statement's name, for errors.
+    pub(crate) fn name(&self) -> &str {
+        &self.statement.name
+    }
+
     fn new(name: &str, options: &'o ScanOptions, format: Format) -> Self {
         OfxBuilder {
             statement: Statement {
@@ -137,6 +226,7 @@ impl<'o> OfxBuilder<'o> {
                 transactions: Vec::new(),
                 lines_read: 0,
                 skipped: Vec::new(),
+                notes: Vec::new(),
             },
             options,
             stack: Vec::new(),
@@ -183,6 +273,7 @@ impl<'o> OfxBuilder<'o> {
             (Some("STMTTRN"), "NAME") => &mut pending.name,
             (Some("PAYEE"), "NAME") => &mut pending.name,
             (Some("STMTTRN"), "MEMO") => &mut pending.memo,
+            (Some("STMTTRN"), "FITID") => &mut pending.id,
             // CURRENCY (not ORIGCURRENCY): the amount itself is in CURSYM.
             (Some("CURRENCY"), "CURSYM") => &mut pending.currency,
             _ => return,
@@ -215,8 +306,9 @@ impl<'o> OfxBuilder<'o> {
             .and_then(|c| Currency::parse(&c))
             .or(self.options.currency)
             .unwrap_or(Currency::UNKNOWN);
+        let placeholders = placeholder_names(&self.waiting);
         for pending in std::mem::take(&mut self.waiting) {
-            match transaction(&pending, currency) {
+            match transaction(&pending, currency, &placeholders) {
                 Ok(transaction) => self.statement.transactions.push(transaction),
                 Err(reason) => self.statement.skipped.push(Skipped {
                     file: self.statement.name.clone(),
@@ -228,8 +320,9 @@ impl<'o> OfxBuilder<'o> {
     }
 
     fn finish(mut self) -> Statement {
-        // A file cut off before its statement aggregate closed still yields
-        // the transactions read so far.
+        // Only reached for a file whose markup closed (the readers refuse
+        // one cut short); a statement aggregate missing its own close
+        // inside it still yields its transactions.
         if let Some(pending) = self.pending.take() {
             self.waiting.push(pending);
         }
@@ -238,9 +331,75 @@ impl<'o> OfxBuilder<'o> {
     }
 }
 
+/// The `NAME`s that are placeholders: words that name no one ("POS",
+/// "DEBIT"), or one name over several merchants (by `MEMO`) at several
+/// amounts.
+fn placeholder_names(waiting: &[PendingTransaction]) -> HashSet<String> {
+    let mut spread: HashMap<&str, (HashSet<String>, HashSet<&str>)> = HashMap::new();
+    let mut found = HashSet::new();
+    for pending in waiting {
+        let (Some(name), Some(memo)) = (pending.name.as_deref(), pending.memo.as_deref()) else {
+            continue;
+        };
+        if names_no_one(name) {
+            found.insert(name.to_owned());
+            continue;
+        }
+        let (memos, amounts) = spread.entry(name).or_default();
+        memos.insert(normalise(memo));
+        if let Some(amount) = pending.amount.as_deref() {
+            amounts.insert(amount);
+        }
+    }
+    for (name, (memos, amounts)) in spread {
+        if memos.len() >= PLACEHOLDER_SPREAD && amounts.len() >= PLACEHOLDER_SPREAD {
+            found.insert(name.to_owned());
+        }
+    }
+    found
+}
+
+/// The descriptor of an OFX transaction from its `NAME` and `MEMO`: the
+/// `MEMO` when it repeats the name in full or the name is a placeholder;
+/// both when the name fills OFX 1.x's 32 characters and was cut there
+/// ("RECURRING PAYMENT AUTHORIZED ON" with the merchant in `MEMO`).
+fn descriptor(pending: &PendingTransaction, placeholders: &HashSet<String>) -> Option<String> {
+    let name = pending
+        .name
+        .as_deref()
+        .map(str::trim)
+        .filter(|n| !n.is_empty());
+    let memo = pending
+        .memo
+        .as_deref()
+        .map(str::trim)
+        .filter(|m| !m.is_empty());
+    Some(match (name, memo) {
+        (None, None) => return None,
+        (Some(name), None) => name.to_owned(),
+        (None, Some(memo)) => memo.to_owned(),
+        (Some(name), Some(memo)) => {
+            let cut = pending
+                .name
+                .as_deref()
+                .is_some_and(|n| n.chars().count() >= OFX1_NAME_CHARS - 1);
+            if memo.to_uppercase().starts_with(&name.to_uppercase())
+                || placeholders.contains(pending.name.as_deref().unwrap_or_default())
+            {
+                memo.to_owned()
+            } else if cut {
+                format!("{name} {memo}")
+            } else {
+                name.to_owned()
+            }
+        }
+    })
+}
+
 fn transaction(
     pending: &PendingTransaction,
     currency: Currency,
+    placeholders: &HashSet<String>,
 ) -> Result<Transaction, SkipReason> {
     let currency = match &pending.currency {
         Some(code) => Currency::parse(code).ok_or(SkipReason::BadCurrency)?,
@@ -259,17 +418,14 @@ fn transaction(
         DecimalMark::Point
     };
     let amount = parse_amount(text, mark, currency.decimals()).ok_or(SkipReason::BadAmount)?;
-    let description = pending
-        .name
-        .as_deref()
-        .or(pending.memo.as_deref())
-        .ok_or(SkipReason::NoDescription)?;
+    let description = descriptor(pending, placeholders).ok_or(SkipReason::NoDescription)?;
     Ok(Transaction {
         date,
         // OFX signs amounts from the account's side: a debit is negative.
         amount: Money::new(-amount, currency),
-        description: description.to_owned(),
+        description,
         line: pending.line,
+        id: pending.id.clone(),
     })
 }
 
@@ -303,6 +459,24 @@ mod tests {
         assert_eq!(s.skipped.len(), 1);
         assert_eq!(s.skipped[0].reason, SkipReason::BadDate);
         assert_eq!(s.skipped[0].line, 8);
+    }
+
+    /// Issue 42: the body, not the header, says SGML or XML; text around
+    /// multi-byte characters is looked at without cutting one.
+    #[test]
+    fn an_sgml_body_is_told_from_an_xml_one() {
+        let cases = [
+            (
+                "<?OFX?><OFX><SONRS><CODE>0\n<SEVERITY>INFO\n</SONRS></OFX>",
+                true,
+            ),
+            ("<?OFX?><OFX><SONRS><CODE>0</CODE></SONRS></OFX>", false),
+            ("<?OFX?>é€<OFX><NAME><![CDATA[Café]]></NAME></OFX>", false),
+            ("<?OFX?>€€€", false),
+        ];
+        for (text, want) in cases {
+            assert_eq!(sgml_body(text), want, "{text}");
+        }
     }
 
     #[test]

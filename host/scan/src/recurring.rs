@@ -57,8 +57,25 @@ pub(crate) const MIN_SHARE_PERCENT: usize = 25;
 
 /// A price change more than this factor up or down is a different thing at
 /// the same merchant (a monthly plan replaced by a yearly one), not a new
-/// price for the same plan.
+/// price for the same plan...
 const MAX_PRICE_FACTOR: i128 = 2;
+
+/// ...unless the price goes up by no more than this and the new price goes
+/// on at the same cadence: an introductory price ending (4.00 for three
+/// months, then 25.00) is the same subscription at its full price.
+const MAX_INTRO_FACTOR: i128 = 20;
+
+/// A transaction dated more than this many days after every other one is a
+/// typo (2099 for 2024), not the statement's last day: taken as "as of",
+/// it would mark every subscription ended.
+const FAR_AHEAD_DAYS: i64 = 366;
+
+/// Fewest transactions before one can be called far ahead of the rest.
+const MIN_DATES_FOR_FAR_AHEAD: usize = 10;
+
+/// Distinct other amounts at a merchant, beside a series, that make it a
+/// shop with varying baskets when they also outnumber the series.
+const VARYING_BASKETS: usize = 3;
 
 /// One charge, pointing back into its statement.
 #[derive(Clone, Copy)]
@@ -77,13 +94,21 @@ pub(crate) struct Series<'s> {
     /// All the merchant's charges (same currency) from this series' first
     /// charge to its last, the series' own included.
     pub merchant_charges_in_span: usize,
+    /// Distinct amounts among those charges that are not the series'
+    /// price, counted up to [`VARYING_BASKETS`].
+    pub other_amounts_in_span: usize,
 }
 
 impl Series<'_> {
     /// Whether the series is at least [`MIN_SHARE_PERCENT`] of its
-    /// merchant's charges over its span.
+    /// merchant's charges over its span, and the merchant is not a shop
+    /// whose varying baskets outnumber it (a pharmacy refill at one price
+    /// among a year of CVS purchases is not a subscription to CVS).
     pub(crate) fn is_most_of_its_merchant(&self) -> bool {
-        self.charges.len() * 100 >= MIN_SHARE_PERCENT * self.merchant_charges_in_span
+        let series = self.charges.len();
+        let others = self.merchant_charges_in_span.saturating_sub(series);
+        let shop = others > series && self.other_amounts_in_span >= VARYING_BASKETS;
+        series * 100 >= MIN_SHARE_PERCENT * self.merchant_charges_in_span && !shop
     }
 }
 
@@ -92,15 +117,44 @@ pub(crate) struct Detected<'s> {
     pub series: Vec<Series<'s>>,
     /// Transactions dropped as copies from an overlapping export.
     pub duplicates: usize,
-    /// The latest date of any transaction, charge or not.
+    /// The latest date of any transaction, charge or not, but for those
+    /// set aside.
     pub latest: Option<NaiveDate>,
+    /// Transactions left out as dated far after every other (statement
+    /// name, line): a typo in a year.
+    pub far_ahead: Vec<(String, usize)>,
 }
 
 /// A merchant, as an index into the list of normalised descriptors: keys
 /// that are hashed once per transaction stay small.
 type MerchantId = usize;
 
-type DedupeKey = (NaiveDate, i64, Currency, MerchantId);
+/// With the bank's own id where there is one: identical charges on one day
+/// with two ids are two, the same id in two exports is one.
+type DedupeKey<'s> = (NaiveDate, i64, Currency, MerchantId, Option<&'s str>);
+
+/// The last date that is not far ahead of all the others, when some are:
+/// dates after it are typos. A few at most (one in a hundred), after a gap
+/// of more than [`FAR_AHEAD_DAYS`].
+fn far_ahead_cutoff(statements: &[Statement]) -> Option<NaiveDate> {
+    let mut dates: Vec<NaiveDate> = statements
+        .iter()
+        .flat_map(|s| s.transactions.iter().map(|t| t.date))
+        .collect();
+    dates.sort_unstable();
+    let n = dates.len();
+    // A statement's range is known from a few dozen dates, not from two:
+    // two files years apart are two statements, not a typo.
+    if n < MIN_DATES_FOR_FAR_AHEAD {
+        return None;
+    }
+    let most = (n / 100).max(1);
+    (1..=most).rev().find_map(|k| {
+        let before = *dates.get(n.checked_sub(k + 1)?)?;
+        let after = *dates.get(n - k)?;
+        ((after - before).num_days() > FAR_AHEAD_DAYS).then_some(before)
+    })
+}
 
 pub(crate) fn detect(statements: &[Statement]) -> Detected<'_> {
     let mut merchants: Vec<String> = Vec::new();
@@ -110,10 +164,16 @@ pub(crate) fn detect(statements: &[Statement]) -> Detected<'_> {
     let mut groups: HashMap<(MerchantId, Currency), Vec<Charge<'_>>> = HashMap::new();
     let mut duplicates = 0;
     let mut latest: Option<NaiveDate> = None;
+    let cutoff = far_ahead_cutoff(statements);
+    let mut far_ahead = Vec::new();
 
     for statement in statements {
         let mut here: HashMap<DedupeKey, usize> = HashMap::new();
         for transaction in &statement.transactions {
+            if cutoff.is_some_and(|c| transaction.date > c) {
+                far_ahead.push((statement.name.clone(), transaction.line));
+                continue;
+            }
             latest = latest.max(Some(transaction.date));
             let raw = transaction.description.as_str();
             let merchant = *merchant_of_raw.entry(raw).or_insert_with(|| {
@@ -129,6 +189,7 @@ pub(crate) fn detect(statements: &[Statement]) -> Detected<'_> {
                 transaction.amount.minor,
                 currency,
                 merchant,
+                transaction.id.as_deref(),
             );
             let seen_here = here.entry(key).or_insert(0);
             let occurrence = *seen_here;
@@ -168,11 +229,27 @@ pub(crate) fn detect(statements: &[Statement]) -> Detected<'_> {
             };
             let from = charges.partition_point(|c| c.date < first.date);
             let to = charges.partition_point(|c| c.date <= last.date);
+            let span = charges.get(from..to).unwrap_or_default();
+            // Counted only as far as the verdict needs: a shop's span holds
+            // thousands of baskets, and a few distinct ones decide it.
+            let mut prices: Vec<i64> = found.iter().map(|c| c.minor).collect();
+            prices.sort_unstable();
+            prices.dedup();
+            let mut others: Vec<i64> = Vec::new();
+            for minor in span.iter().map(|c| c.minor) {
+                if others.len() >= VARYING_BASKETS {
+                    break;
+                }
+                if !prices.iter().any(|&p| same_price(minor, p)) && !others.contains(&minor) {
+                    others.push(minor);
+                }
+            }
             series.push(Series {
                 normalised: merchants.get(merchant).cloned().unwrap_or_default(),
                 currency,
                 cadence,
-                merchant_charges_in_span: to.saturating_sub(from),
+                merchant_charges_in_span: span.len(),
+                other_amounts_in_span: others.len(),
                 charges: found,
             });
         }
@@ -181,6 +258,7 @@ pub(crate) fn detect(statements: &[Statement]) -> Detected<'_> {
         series,
         duplicates,
         latest,
+        far_ahead,
     }
 }
 
@@ -206,9 +284,18 @@ fn merchant_series<'s>(charges: &[Charge<'s>]) -> Vec<(Cadence, Vec<Charge<'s>>)
         // Every last amount `b` with `same_price(amount, b)` lies in here.
         let low = amount.saturating_mul(100) / (100 + PRICE_BAND_PERCENT as i64) - 1;
         let high = amount.saturating_mul(100) / (100 - PRICE_BAND_PERCENT as i64) + 1;
+        // A chain already charged this day is passed over: two identical
+        // charges on one day are two subscriptions (two apps at 0.99),
+        // not one charge and a one-off.
         let nearest = by_last_amount
             .range((low, 0)..=(high, usize::MAX))
             .filter(|(last, _)| same_price(amount, *last))
+            .filter(|(_, index)| {
+                chains
+                    .get(*index)
+                    .and_then(|chain| chain.last())
+                    .is_none_or(|c| c.date != charge.date)
+            })
             .min_by_key(|(last, _)| (amount - last).abs())
             .copied();
         match nearest.and_then(|(last, index)| Some((last, index, chains.get_mut(index)?))) {
@@ -245,6 +332,14 @@ fn merchant_series<'s>(charges: &[Charge<'s>]) -> Vec<(Cadence, Vec<Charge<'s>>)
     runs.sort_by_key(|run| run.charges.first().map(|c| c.date));
 
     // Price changes: join a series to the run that carries on after it.
+    // Runs are sorted by first charge, and a run's first charge never
+    // changes (only the run it joins grows), so the runs that may carry on
+    // after a date are found by binary search: a shop's hundred thousand
+    // one-off runs are not each looked at for every series.
+    let firsts: Vec<Option<NaiveDate>> = runs
+        .iter()
+        .map(|run| run.charges.first().map(|c| c.date))
+        .collect();
     let mut consumed = vec![false; runs.len()];
     for i in 0..runs.len() {
         let Some(cadence) = runs[i].cadence else {
@@ -254,16 +349,27 @@ fn merchant_series<'s>(charges: &[Charge<'s>]) -> Vec<(Cadence, Vec<Charge<'s>>)
             continue;
         }
         while let Some(last) = runs[i].charges.last().copied() {
-            let next = (0..runs.len())
+            let gaps = cadence.gap_days();
+            let after = |days: &i64| {
+                last.date
+                    .checked_add_days(chrono::Days::new(days.unsigned_abs()))
+                    .unwrap_or(NaiveDate::MAX)
+            };
+            let (from, to) = (after(gaps.start()), after(gaps.end()));
+            let start = firsts.partition_point(|f| f.is_none_or(|d| d < from));
+            let end = firsts.partition_point(|f| f.is_none_or(|d| d <= to));
+            let next = (start..end)
                 .filter(|&j| j != i && !consumed[j])
                 .filter(|&j| runs[j].cadence.is_none_or(|c| c == cadence))
                 .filter_map(|j| Some((j, *runs[j].charges.first()?)))
-                .filter(|(_, first)| {
+                .filter(|(j, first)| {
+                    let goes_on = runs[*j].cadence == Some(cadence);
                     cadence
                         .gap_days()
                         .contains(&(first.date - last.date).num_days())
                         && !same_price(first.minor, last.minor)
-                        && within_factor(first.minor, last.minor)
+                        && (within_factor(first.minor, last.minor)
+                            || goes_on && intro_price_ending(last.minor, first.minor))
                 })
                 .min_by_key(|(_, first)| first.date)
                 .map(|(j, _)| j);
@@ -279,6 +385,13 @@ fn merchant_series<'s>(charges: &[Charge<'s>]) -> Vec<(Cadence, Vec<Charge<'s>>)
         .filter(|(run, consumed)| !consumed && run.charges.len() >= 2)
         .filter_map(|(run, _)| Some((run.cadence?, run.charges)))
         .collect()
+}
+
+/// A rise from `before` to `after` of the size an introductory price's end
+/// makes.
+fn intro_price_ending(before: i64, after: i64) -> bool {
+    let (before, after) = (i128::from(before), i128::from(after));
+    before > 0 && after > before && after <= before * MAX_INTRO_FACTOR
 }
 
 fn within_factor(a: i64, b: i64) -> bool {
@@ -431,6 +544,30 @@ mod tests {
                     ("2024-03-05", 1015),
                 ],
                 &[(Monthly, &[1000, 1010, 1015])],
+            ),
+            (
+                "an introductory price ending is a price change",
+                &[
+                    ("2024-01-10", 400),
+                    ("2024-02-10", 400),
+                    ("2024-03-10", 400),
+                    ("2024-04-10", 2500),
+                    ("2024-05-10", 2500),
+                    ("2024-06-10", 2500),
+                ],
+                &[(Monthly, &[400, 400, 400, 2500, 2500, 2500])],
+            ),
+            (
+                "two identical charges a day stay two",
+                &[
+                    ("2024-01-10", 99),
+                    ("2024-01-10", 99),
+                    ("2024-02-10", 99),
+                    ("2024-02-10", 99),
+                    ("2024-03-10", 99),
+                    ("2024-03-10", 99),
+                ],
+                &[(Monthly, &[99, 99, 99]), (Monthly, &[99, 99, 99])],
             ),
             (
                 "monthly then yearly is not a price change",

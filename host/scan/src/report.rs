@@ -12,7 +12,8 @@ use crate::cadence::Cadence;
 use crate::money::{Currency, Money};
 use crate::recurring::{self, Series, same_price};
 use crate::services::{Action, Matched, Matcher, ServiceDescriptors};
-use crate::statement::{Format, Skipped, Statement};
+use crate::shops::is_shop;
+use crate::statement::{Format, SkipReason, Skipped, Statement};
 
 /// Months in a year, for the monthly total.
 const MONTHS_PER_YEAR: i64 = 12;
@@ -39,6 +40,11 @@ pub struct Report {
     pub duplicates: usize,
     /// Where the skipped lines are: file and line number only.
     pub skipped: Vec<Skipped>,
+    /// What the report had to skip, decide or guess, to be said above the
+    /// table rather than only under it: lines left out, the order of day
+    /// and month read from the rows, a date far ahead set aside, amounts
+    /// with no currency. File names, line numbers and counts only.
+    pub notes: Vec<String>,
 }
 
 /// One subscription.
@@ -72,6 +78,10 @@ pub struct Subscription {
     pub ended: bool,
     /// What to do about it.
     pub action: Action,
+    /// Every charge of the series, oldest first, for the HTML report's
+    /// chart; left out of the JSON, which has the figures that matter.
+    #[serde(skip)]
+    pub charged: Vec<(NaiveDate, Money)>,
 }
 
 /// Redacted: the descriptor and amounts are the private part.
@@ -188,10 +198,16 @@ pub fn find_subscriptions(
         })
         .collect();
 
-    let skipped: Vec<Skipped> = statements
+    let mut skipped: Vec<Skipped> = statements
         .iter()
         .flat_map(|s| s.skipped.iter().cloned())
         .collect();
+    skipped.extend(detected.far_ahead.iter().map(|(file, line)| Skipped {
+        file: file.clone(),
+        line: *line,
+        reason: SkipReason::FarAhead,
+    }));
+    let notes = notes(statements, &detected.far_ahead, skipped.len(), as_of);
     Report {
         as_of,
         subscriptions,
@@ -210,7 +226,50 @@ pub fn find_subscriptions(
         lines_skipped: skipped.len(),
         duplicates: detected.duplicates,
         skipped,
+        notes,
     }
+}
+
+/// What the report says above its table: everything it skipped, decided
+/// or guessed, so that a table that is not the whole story never looks it.
+fn notes(
+    statements: &[Statement],
+    far_ahead: &[(String, usize)],
+    skipped: usize,
+    as_of: Option<NaiveDate>,
+) -> Vec<String> {
+    let mut notes: Vec<String> = statements
+        .iter()
+        .flat_map(|s| s.notes.iter().cloned())
+        .collect();
+    for (file, line) in far_ahead {
+        let as_of = as_of.map_or_else(String::new, |d| format!("; \"as of\" is {d}"));
+        notes.push(format!(
+            "{file} line {line} is dated more than a year after every other line (a typo?): left out{as_of}"
+        ));
+    }
+    let unreadable = skipped - far_ahead.len();
+    if unreadable > 0 {
+        notes.push(format!(
+            "{unreadable} line{} could not be read and {} left out: charges on {} are missing from the table (where: below)",
+            if unreadable == 1 { "" } else { "s" },
+            if unreadable == 1 { "is" } else { "are" },
+            if unreadable == 1 { "it" } else { "them" },
+        ));
+    }
+    for statement in statements {
+        if statement
+            .transactions
+            .iter()
+            .any(|t| t.amount.currency == Currency::UNKNOWN)
+        {
+            notes.push(format!(
+                "{}: the statement does not say its currency, shown as XXX: pass --currency (e.g. --currency EUR)",
+                statement.name
+            ));
+        }
+    }
+    notes
 }
 
 /// Half up, for the non-negative sums it is used on.
@@ -235,7 +294,8 @@ fn subscription(
     } else {
         series.cadence.min_charges()
     };
-    if series.charges.len() < needed || (matched.is_none() && !series.is_most_of_its_merchant()) {
+    let not_recurring_here = !series.is_most_of_its_merchant() || is_shop(&series.normalised);
+    if series.charges.len() < needed || (matched.is_none() && not_recurring_here) {
         return None;
     }
 
@@ -259,7 +319,7 @@ fn subscription(
                 how: how.clone(),
             },
         ),
-        None => (None, None, Action::NoPlugin),
+        None | Some(Matched::Direct) => (None, None, Action::NoPlugin),
     };
     Some(Subscription {
         service,
@@ -276,6 +336,11 @@ fn subscription(
             series.currency,
         ),
         price_change: price_change(series),
+        charged: series
+            .charges
+            .iter()
+            .map(|c| (c.date, Money::new(c.minor, series.currency)))
+            .collect(),
         ended,
         action,
     })

@@ -110,6 +110,24 @@ const BILLING_ROUTES: &[BillingRoute] = &[
     },
 ];
 
+/// Charges that look like a billing company's and are not: Google bills its
+/// own cloud, Workspace, Ads and Domains under `GOOGLE *`, and none of it is
+/// cancelled in Google Play. Being more specific than `GOOGLE *`, these win
+/// and leave the charge with no route (cancel with the merchant).
+const NOT_ROUTED: &[&str] = &[
+    "GOOGLE *CLOUD*",
+    "GOOGLE*CLOUD*",
+    "GOOGLE CLOUD*",
+    "GOOGLE *GSUITE*",
+    "GOOGLE*GSUITE*",
+    "GOOGLE *WORKSPACE*",
+    "GOOGLE*WORKSPACE*",
+    "GOOGLE *ADS*",
+    "GOOGLE*ADS*",
+    "GOOGLE *DOMAINS*",
+    "GOOGLE*DOMAINS*",
+];
+
 /// Billing descriptors of the ten bundled services, until their plugins
 /// supply them in their metadata.
 pub fn known_descriptors() -> Vec<ServiceDescriptors> {
@@ -163,8 +181,16 @@ pub fn known_descriptors() -> Vec<ServiceDescriptors> {
 /// What a descriptor matched.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub(crate) enum Matched {
-    Service { id: String, name: String },
-    Route { company: String, how: String },
+    Service {
+        id: String,
+        name: String,
+    },
+    Route {
+        company: String,
+        how: String,
+    },
+    /// A charge the merchant bills itself, though it looks routed.
+    Direct,
 }
 
 /// The patterns of every service and billing route, compiled once.
@@ -177,6 +203,9 @@ impl Matcher {
     pub(crate) fn new(services: &[ServiceDescriptors]) -> Matcher {
         let mut rules = Vec::new();
         let mut targets = Vec::new();
+        let direct = targets.len();
+        targets.push(Matched::Direct);
+        rules.extend(NOT_ROUTED.iter().map(|p| (Glob::new(p), direct)));
         // Routes first, so that a tie in specificity goes to them.
         for route in BILLING_ROUTES {
             let target = targets.len();
@@ -210,6 +239,7 @@ impl Matcher {
             }
         }
         best.and_then(|(_, target)| self.targets.get(target))
+            .filter(|m| **m != Matched::Direct)
     }
 }
 
@@ -340,6 +370,10 @@ mod tests {
             ("APPLE.COM/BILL 866-712-7753 CA", Some("Apple".into())),
             ("GOOGLE *Disney Plus", Some("Google Play".into())),
             ("GOOGLE *YouTube TV", Some("Google Play".into())),
+            // Issue 42: Google bills its cloud itself, not through Play.
+            ("GOOGLE *CLOUD 4Y5Z6A g.co/helppay#", None),
+            ("GOOGLE*CLOUD ABCDEF", None),
+            ("GOOGLE *GSUITE_example.com", None),
             ("Amazon Channels*AB12CD", Some("Amazon".into())),
             ("Amazon Prime Video Channels*AB1", Some("Amazon".into())),
             ("AMZN Digital*AB12CD", Some("Amazon".into())),
@@ -354,6 +388,7 @@ mod tests {
             let got = matcher.find(&normalised, raw).map(|m| match m {
                 Matched::Service { id, .. } => id.clone(),
                 Matched::Route { company, .. } => company.clone(),
+                Matched::Direct => "direct".to_owned(),
             });
             assert_eq!(&got, want, "{raw} ({normalised})");
         }

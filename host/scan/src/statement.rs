@@ -3,6 +3,7 @@
 //! lines that could not be read, by number only.
 
 use std::fmt;
+use std::io::Read;
 use std::path::Path;
 
 use chrono::NaiveDate;
@@ -10,8 +11,14 @@ use serde::Serialize;
 
 use crate::columns::ColumnMap;
 use crate::error::{HeaderSeen, ScanError};
+use crate::inert::inert;
 use crate::money::{Currency, Money};
 use crate::{camt, csv_statement, encoding, ofx};
+
+/// The default `--max-bytes`: 64 MiB. Ten years of a busy card's CSV are
+/// under 10 MB; a file this large is a mistake (a disk image, a log), and
+/// reading it whole would take its size several times over in memory.
+pub const DEFAULT_MAX_BYTES: u64 = 64 * 1024 * 1024;
 
 /// How to read statements whose format does not say everything.
 #[derive(Clone, Debug, Default)]
@@ -27,9 +34,17 @@ pub struct ScanOptions {
     /// (no currency column, no OFX `CURDEF`); otherwise the layout's own
     /// (USD for the US banks), else ISO 4217's `XXX`.
     pub currency: Option<Currency>,
+    /// The largest statement read, in bytes; `None` for
+    /// [`DEFAULT_MAX_BYTES`]. A larger file is refused, not read in part.
+    pub max_bytes: Option<u64>,
 }
 
 impl ScanOptions {
+    /// The size limit in force.
+    pub fn max_bytes(&self) -> u64 {
+        self.max_bytes.unwrap_or(DEFAULT_MAX_BYTES)
+    }
+
     /// Checks the options before any file is read, so a bad date format is
     /// reported once rather than as every line skipped.
     pub fn validate(&self) -> Result<(), ScanError> {
@@ -62,8 +77,12 @@ pub enum Format {
     Ofx2,
     /// Quicken's QFX: OFX (either version) with Intuit's tags.
     Qfx,
+    /// ISO 20022 CAMT.052 account report (intraday or end of day).
+    Camt052,
     /// ISO 20022 CAMT.053 bank-to-customer statement.
     Camt053,
+    /// ISO 20022 CAMT.054 debit/credit notification.
+    Camt054,
 }
 
 impl fmt::Display for Format {
@@ -73,7 +92,9 @@ impl fmt::Display for Format {
             Format::Ofx1 => f.write_str("OFX 1.x"),
             Format::Ofx2 => f.write_str("OFX 2.x"),
             Format::Qfx => f.write_str("QFX"),
+            Format::Camt052 => f.write_str("CAMT.052"),
             Format::Camt053 => f.write_str("CAMT.053"),
+            Format::Camt054 => f.write_str("CAMT.054"),
         }
     }
 }
@@ -93,6 +114,11 @@ pub struct Transaction {
     /// One-based line where it was found: the CSV row, or the line where an
     /// OFX or CAMT entry starts.
     pub line: usize,
+    /// The bank's own id for it, where the export has one (OFX `FITID`,
+    /// CAMT `AcctSvcrRef`, Monzo's `Transaction ID`): two identical
+    /// charges on one day with two ids are two charges, and the same id
+    /// in two overlapping exports is one.
+    pub id: Option<String>,
 }
 
 /// Redacted: descriptor and amount are the private part.
@@ -119,6 +145,9 @@ pub enum SkipReason {
     NoDescription,
     /// The CSV reader could not split the line (an unclosed quote).
     BadRecord,
+    /// Dated long after every other line (a typo such as 2099): left out,
+    /// so that it neither marks every subscription ended nor moves "as of".
+    FarAhead,
 }
 
 /// In words, for a person: what was wrong, never what the line said.
@@ -131,6 +160,7 @@ impl fmt::Display for SkipReason {
             SkipReason::BadCurrency => "unknown currency code",
             SkipReason::NoDescription => "no description",
             SkipReason::BadRecord => "cannot be split into cells",
+            SkipReason::FarAhead => "dated long after every other line",
         })
     }
 }
@@ -161,6 +191,10 @@ pub struct Statement {
     pub lines_read: usize,
     /// Lines that could not be read.
     pub skipped: Vec<Skipped>,
+    /// What the reader decided that the file did not say outright (the
+    /// order of day and month, from a day above 12), for the report to
+    /// say above its table. File names and line numbers only.
+    pub notes: Vec<String>,
 }
 
 /// Redacted: counts only.
@@ -172,22 +206,69 @@ impl fmt::Debug for Statement {
             .field("transactions", &self.transactions.len())
             .field("lines_read", &self.lines_read)
             .field("skipped", &self.skipped)
+            .field("notes", &self.notes)
             .finish()
     }
 }
 
-/// Reads a statement file. The file is read once, into memory, and nothing
-/// of it is written anywhere.
+/// Reads a statement file, at most [`ScanOptions::max_bytes`] of it, and
+/// only a regular file: a FIFO or a device (`/dev/zero`) may never end.
+/// Nothing of it is written anywhere.
 pub fn read_statement(path: &Path, options: &ScanOptions) -> Result<Statement, ScanError> {
-    let bytes = std::fs::read(path).map_err(|source| ScanError::Unreadable {
+    let unreadable = |source| ScanError::Unreadable {
         path: path.to_path_buf(),
         source,
-    })?;
+    };
     let name = path
         .file_name()
         .map(|n| n.to_string_lossy().into_owned())
         .unwrap_or_else(|| path.display().to_string());
+    // Asked of the path first, because opening a FIFO blocks until someone
+    // writes to it; then of the open file, so that what is read is what
+    // was checked.
+    // A directory is left to the read, whose own error ("Is a directory")
+    // says it best.
+    let refuse = |kind: std::fs::FileType| -> Result<(), ScanError> {
+        if kind.is_file() || kind.is_dir() {
+            Ok(())
+        } else {
+            Err(ScanError::NotAFile {
+                path: path.to_path_buf(),
+                what: not_a_file(&kind),
+            })
+        }
+    };
+    refuse(std::fs::metadata(path).map_err(unreadable)?.file_type())?;
+    let file = std::fs::File::open(path).map_err(unreadable)?;
+    refuse(file.metadata().map_err(unreadable)?.file_type())?;
+    let limit = options.max_bytes();
+    let mut bytes = Vec::new();
+    // One byte past the limit tells "exactly the limit" from "more".
+    file.take(limit.saturating_add(1))
+        .read_to_end(&mut bytes)
+        .map_err(unreadable)?;
     read_statement_bytes(&name, &bytes, options)
+}
+
+fn not_a_file(kind: &std::fs::FileType) -> &'static str {
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::FileTypeExt;
+        if kind.is_fifo() {
+            return "a FIFO (named pipe)";
+        }
+        if kind.is_char_device() || kind.is_block_device() {
+            return "a device";
+        }
+        if kind.is_socket() {
+            return "a socket";
+        }
+    }
+    if kind.is_dir() {
+        "a directory"
+    } else {
+        "not a regular file"
+    }
 }
 
 /// Reads a statement already in memory; `name` is used in skip records and
@@ -198,6 +279,26 @@ pub fn read_statement_bytes(
     options: &ScanOptions,
 ) -> Result<Statement, ScanError> {
     options.validate()?;
+    // A file name can hold escape sequences as well as a descriptor can.
+    let name = inert(name);
+    let name = name.as_ref();
+    let limit = options.max_bytes();
+    if u64::try_from(bytes.len()).unwrap_or(u64::MAX) > limit {
+        return Err(ScanError::TooLarge {
+            name: name.to_owned(),
+            limit,
+        });
+    }
+    let mut statement = read_text(name, bytes, options)?;
+    for transaction in &mut statement.transactions {
+        if let std::borrow::Cow::Owned(safe) = inert(&transaction.description) {
+            transaction.description = safe;
+        }
+    }
+    Ok(statement)
+}
+
+fn read_text(name: &str, bytes: &[u8], options: &ScanOptions) -> Result<Statement, ScanError> {
     if let Some(document) = document_kind(bytes) {
         return Err(ScanError::UnknownFormat {
             name: name.to_owned(),
@@ -207,9 +308,9 @@ pub fn read_statement_bytes(
     let text = encoding::decode(bytes);
     let quicken = name.to_ascii_lowercase().ends_with(".qfx") || text.contains("<INTU.BID>");
     match sniff(&text) {
-        Sniffed::Ofx1 => Ok(ofx::read_sgml(name, &text, options, quicken)),
+        Sniffed::Ofx1 => ofx::read_sgml(name, &text, options, quicken),
         Sniffed::Ofx2 => ofx::read_xml(name, &text, options, quicken),
-        Sniffed::Camt053 => camt::read(name, &text, options),
+        Sniffed::Camt(format) => camt::read(name, &text, options, format),
         Sniffed::OtherMarkup => Err(ScanError::UnknownFormat {
             name: name.to_owned(),
             header: HeaderSeen::Nothing,
@@ -235,7 +336,7 @@ fn document_kind(bytes: &[u8]) -> Option<&'static str> {
 enum Sniffed {
     Ofx1,
     Ofx2,
-    Camt053,
+    Camt(Format),
     OtherMarkup,
     Csv,
 }
@@ -256,15 +357,28 @@ fn sniff(text: &str) -> Sniffed {
         return Sniffed::Ofx1;
     }
     if upper.contains("<?OFX") {
-        return Sniffed::Ofx2;
+        // ANZ writes an OFX 2 header over an OFX 1 body (leaves left
+        // unclosed); the body decides, since downloading again cannot help.
+        return if ofx::sgml_body(text) {
+            Sniffed::Ofx1
+        } else {
+            Sniffed::Ofx2
+        };
     }
-    if upper.contains("CAMT.053") || head.contains("<BkToCstmrStmt") {
-        return Sniffed::Camt053;
+    let camt = [
+        ("CAMT.052", "<BkToCstmrAcctRpt", Format::Camt052),
+        ("CAMT.053", "<BkToCstmrStmt", Format::Camt053),
+        ("CAMT.054", "<BkToCstmrDbtCdtNtfctn", Format::Camt054),
+    ];
+    for (namespace, root, format) in camt {
+        if upper.contains(namespace) || head.contains(root) {
+            return Sniffed::Camt(format);
+        }
     }
     if upper.contains("<OFX>") {
         // OFX without its header block: XML if it declares itself so, else
         // the tolerant SGML reader, which also copes with well-formed tags.
-        return if upper.starts_with("<?XML") {
+        return if upper.starts_with("<?XML") && !ofx::sgml_body(text) {
             Sniffed::Ofx2
         } else {
             Sniffed::Ofx1

@@ -6,7 +6,9 @@
 
 use std::collections::BTreeSet;
 
-use common::{ExpectedSubscription, ExpectedTotal, expectations, fixtures, scan};
+use common::{
+    ExpectedSubscription, ExpectedTotal, ExpectedTransaction, expectations, fixtures, scan,
+};
 use subterminator_scan::{Action, Subscription};
 
 mod common;
@@ -78,6 +80,28 @@ fn every_fixture_gives_its_expected_result() {
                 "skipped lines {skipped_lines:?}, expected {:?}",
                 expected.read.skipped_lines
             ));
+        }
+
+        if let Some(want) = &expected.transaction {
+            let (_, statements) = common::read(path);
+            let rows: Vec<ExpectedTransaction> = statements
+                .iter()
+                .flat_map(|s| &s.transactions)
+                .map(|t| ExpectedTransaction {
+                    date: t.date,
+                    amount: t.amount.to_string(),
+                    description: t.description.clone(),
+                    line: t.line,
+                })
+                .collect();
+            if rows != *want {
+                problems.push(format!("transactions {rows:?}, expected {want:?}"));
+            }
+        }
+        if let Some(notes) = &expected.read.notes
+            && *notes != report.notes
+        {
+            problems.push(format!("notes {:?}, expected {notes:?}", report.notes));
         }
 
         let got: Vec<ExpectedSubscription> = report.subscriptions.iter().map(as_expected).collect();

@@ -15,8 +15,25 @@ const COLUMNS: usize = 9;
 /// them all). A file with hundreds of bad lines is one problem, not a page.
 const MAX_SKIPS_LISTED: usize = 10;
 
-/// The table, totals per currency under it, then what was read.
+/// What the report skipped, decided or guessed, above the table: a table
+/// that is not the whole story must not look like it. The scan crate's
+/// notes hold file names, line numbers and counts only.
+pub(super) fn notes(report: &Report) -> Vec<String> {
+    report
+        .notes
+        .iter()
+        .map(|note| format!("Note: {note}."))
+        .collect()
+}
+
+/// The notes, the table, totals per currency under it, then what was read.
 pub(super) fn table(report: &Report) {
+    for line in notes(report) {
+        anstream::println!("{line}");
+    }
+    if !report.notes.is_empty() {
+        anstream::println!();
+    }
     if report.subscriptions.is_empty() {
         anstream::println!("No recurring charges found.");
     } else {
@@ -116,6 +133,7 @@ pub(super) fn json_lines(report: &Report) {
     }
     let totals = Totals {
         totals: &report.totals,
+        notes: &report.notes,
         as_of: report.as_of,
         subscriptions: report.subscriptions.len(),
         files: &report.files,
@@ -132,6 +150,8 @@ pub(super) fn json_lines(report: &Report) {
 #[derive(Serialize)]
 struct Totals<'a> {
     totals: &'a [Total],
+    /// What the report skipped, decided or guessed.
+    notes: &'a [String],
     as_of: Option<NaiveDate>,
     /// How many lines came before this one.
     subscriptions: usize,

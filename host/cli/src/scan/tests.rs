@@ -36,6 +36,7 @@ fn the_summary_says_what_was_read_skipped_and_counted_once() {
         ),
         date_format: Some("%d.%m.%y".into()),
         currency: None,
+        max_bytes: None,
     };
     let cases: &[(&[&str], &ScanOptions, &[&str])] = &[
         (
@@ -232,4 +233,19 @@ fn a_run_flag_without_cancel_is_named() {
         };
         assert_eq!(run_flag_without_cancel(&args.run), *want, "{flags:?}");
     }
+}
+
+/// Issue 42: what the scan decided from the rows (day-first dates) and
+/// what it could not know (the currency) is said above the table.
+#[test]
+fn notes_above_the_table_say_what_was_decided_or_guessed() {
+    let lines = super::print::notes(&report(&["amex_uk_day_first.csv"], &ScanOptions::default()));
+    assert_eq!(
+        lines,
+        [
+            "Note: amex_uk_day_first.csv: dates read day first (line 2 has a day above 12).",
+            "Note: amex_uk_day_first.csv: the statement does not say its currency, shown as XXX: pass --currency (e.g. --currency EUR).",
+        ]
+    );
+    assert!(super::print::notes(&report(&["monzo.csv"], &ScanOptions::default())).is_empty());
 }

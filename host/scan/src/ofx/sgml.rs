@@ -7,19 +7,23 @@
 //! aggregate, which lasts until its closing tag (closing anything still open
 //! inside it).
 
-use super::OfxBuilder;
+use super::{MAX_DEPTH, OfxBuilder};
+use crate::error::ScanError;
 use crate::lines::LineCounter;
 use crate::xml_text::unescape;
 
 /// Walks the markup of `text`, telling `builder` what it finds. The header
 /// block (`OFXHEADER:100`, `CHARSET:1252`, …) before the first `<` carries
 /// nothing a statement needs and is passed over.
-pub(crate) fn walk(text: &str, builder: &mut OfxBuilder<'_>) {
+///
+/// A file that ends with an aggregate still open (no `</OFX>`) was cut
+/// short, and is an error rather than a statement read in part.
+pub(crate) fn walk(text: &str, builder: &mut OfxBuilder<'_>) -> Result<(), ScanError> {
     let mut lines = LineCounter::new(text);
     let mut open: Vec<String> = Vec::new();
     let mut at = match text.find('<') {
         Some(at) => at,
-        None => return,
+        None => return Ok(()),
     };
     while let Some(tag_length) = text[at..].find('>') {
         let inside = &text[at + 1..at + tag_length];
@@ -43,6 +47,13 @@ pub(crate) fn walk(text: &str, builder: &mut OfxBuilder<'_>) {
         } else if !inside.starts_with(['!', '?']) {
             let tag = tag_name(inside);
             if content.is_empty() {
+                if open.len() >= MAX_DEPTH {
+                    return Err(ScanError::TooDeep {
+                        name: builder.name().to_owned(),
+                        line: lines.line_at(at),
+                        limit: MAX_DEPTH,
+                    });
+                }
                 builder.open(&tag, lines.line_at(at));
                 open.push(tag);
             } else {
@@ -54,11 +65,13 @@ pub(crate) fn walk(text: &str, builder: &mut OfxBuilder<'_>) {
         }
         at = next;
     }
-    // A file that stops early still closes what it opened, so the
-    // transactions read so far are kept.
-    while let Some(inner) = open.pop() {
-        builder.close(&inner);
+    if !open.is_empty() {
+        return Err(ScanError::Truncated {
+            name: builder.name().to_owned(),
+            line: lines.line_at(text.len()),
+        });
     }
+    Ok(())
 }
 
 fn tag_name(inside: &str) -> String {
@@ -85,7 +98,7 @@ mod tests {
 
     #[test]
     fn unclosed_leaves_and_a_missing_close_are_tolerated() {
-        let s = super::super::read_sgml("a.ofx", SGML, &ScanOptions::default(), false);
+        let s = super::super::read_sgml("a.ofx", SGML, &ScanOptions::default(), false).unwrap();
         assert_eq!(s.format, Format::Ofx1);
         assert_eq!(s.lines_read, 4);
         let got: Vec<(String, String, usize)> = s

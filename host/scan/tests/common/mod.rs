@@ -25,6 +25,18 @@ pub struct Expected {
     pub subscription: Vec<ExpectedSubscription>,
     #[serde(default)]
     pub total: Vec<ExpectedTotal>,
+    /// Every transaction read, in file order, when given: for the real
+    /// files, whose rows are checked one by one.
+    pub transaction: Option<Vec<ExpectedTransaction>>,
+}
+
+#[derive(Deserialize, Debug, PartialEq, Eq)]
+#[serde(deny_unknown_fields)]
+pub struct ExpectedTransaction {
+    pub date: NaiveDate,
+    pub amount: String,
+    pub description: String,
+    pub line: usize,
 }
 
 #[derive(Deserialize)]
@@ -38,6 +50,8 @@ pub struct Read {
     #[serde(default)]
     pub duplicates: usize,
     pub as_of: NaiveDate,
+    /// What the report must say above its table, when given.
+    pub notes: Option<Vec<String>>,
 }
 
 #[derive(Deserialize, Debug, PartialEq, Eq)]
@@ -73,7 +87,13 @@ pub fn expectations() -> Vec<PathBuf> {
     let mut found: Vec<PathBuf> = std::fs::read_dir(fixtures())
         .unwrap()
         .map(|e| e.unwrap().path())
-        .filter(|p| p.to_string_lossy().ends_with(".expected.toml"))
+        // `.rows.toml`: real files with no subscription in them, checked
+        // row by row; kept apart from `.expected.toml`, which the
+        // end-to-end suite runs expecting a table of subscriptions.
+        .filter(|p| {
+            let name = p.to_string_lossy();
+            name.ends_with(".expected.toml") || name.ends_with(".rows.toml")
+        })
         .collect();
     found.sort();
     found
@@ -107,6 +127,7 @@ pub fn options(expected: &Expected) -> ScanOptions {
             .currency
             .as_deref()
             .map(|c| Currency::parse(c).unwrap()),
+        max_bytes: None,
     }
 }
 
