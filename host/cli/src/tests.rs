@@ -77,6 +77,8 @@ const FLAGS: &[(&str, &[&str], &[&str])] = &[
             "max-turns",
             "json",
             "verbose",
+            "max-bytes",
+            "html",
         ],
         // The run flags `scan --cancel` passes on as they are; `cancel
         // --help` shows each with an example.

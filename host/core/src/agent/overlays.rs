@@ -42,18 +42,32 @@ pub(super) async fn clear(cx: &mut Ctx<'_>, state: &mut State) -> Result<Cleared
     if !cx.options.dismiss_overlays || state.dialog.is_some() {
         return Ok(cleared);
     }
-    // Nothing is pressed unasked on a page that commits: the guard sees
-    // every request and the page's own WebSockets, but not a socket a
-    // worker opens, and a chat widget's "Close" there may send the
+    // Nothing is pressed unasked on a page that offers the final step: the
+    // guard sees every request and the page's own WebSockets, but not a
+    // socket a worker opens, and a chat widget's "Close" there may send the
     // cancellation through one. The model (and the person) meet the
-    // overlay instead.
-    if let Some(page) = super::facts::commit_page(cx, state).await {
-        if next_overlay(cx, state, &[]).is_some() {
-            cleared.notes.push(format!(
-                "The host pressed nothing to clear this page: it commits ({}), and a press there could send through a channel the guard cannot see (a worker's WebSocket).",
-                page.reason
-            ));
-        }
+    // overlay instead, and the record says why.
+    if let Some(page) = super::facts::commit_page(cx, state).await
+        && page.final_step
+        && let Some(found) = next_overlay(cx, state, &[])
+    {
+        let why = format!(
+            "not pressed: this page offers the final step ({}), and a press here could send through a channel the guard cannot see (a worker's WebSocket)",
+            page.reason
+        );
+        cleared.notes.push(format!(
+            "The host left {} on this page: {why}.",
+            found.kind.describe()
+        ));
+        cx.reporter.emit(Event::Overlay {
+            turn: state.turn,
+            kind: found.kind,
+            button: describe(&found.button),
+            context: found.context.clone(),
+            url: state.snapshot.url.clone(),
+            dismissed: false,
+            left: Some(why),
+        });
         return Ok(cleared);
     }
     let mut tried: Vec<(String, String)> = Vec::new();
