@@ -59,15 +59,7 @@ pub(super) async fn clear(cx: &mut Ctx<'_>, state: &mut State) -> Result<Cleared
             "The host left {} on this page: {why}.",
             found.kind.describe()
         ));
-        cx.reporter.emit(Event::Overlay {
-            turn: state.turn,
-            kind: found.kind,
-            button: describe(&found.button),
-            context: found.context.clone(),
-            url: state.snapshot.url.clone(),
-            dismissed: false,
-            left: Some(why),
-        });
+        report(cx, state, &found, Some(why));
         return Ok(cleared);
     }
     let mut tried: Vec<(String, String)> = Vec::new();
@@ -100,20 +92,25 @@ pub(super) async fn clear(cx: &mut Ctx<'_>, state: &mut State) -> Result<Cleared
                 Some("the run ended".to_owned())
             }
         };
-        cx.reporter.emit(Event::Overlay {
-            turn: state.turn,
-            kind: found.kind,
-            button: describe(&found.button),
-            context: found.context.clone(),
-            url: state.snapshot.url.clone(),
-            dismissed: left.is_none(),
-            left,
-        });
+        report(cx, state, &found, left);
         if cleared.ended.is_some() {
             break;
         }
     }
     Ok(cleared)
+}
+
+/// Records an overlay: pressed (`left` is none) or left, and why.
+fn report(cx: &mut Ctx<'_>, state: &State, found: &Overlay, left: Option<String>) {
+    cx.reporter.emit(Event::Overlay {
+        turn: state.turn,
+        kind: found.kind,
+        button: describe(&found.button),
+        context: found.context.clone(),
+        url: state.snapshot.url.clone(),
+        dismissed: left.is_none(),
+        left,
+    });
 }
 
 /// The first overlay not tried yet whose button no step of the plugin's

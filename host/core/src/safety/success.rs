@@ -187,24 +187,6 @@ const NEGATIONS: &[&str] = &[
     "않*",
     "못*",
     "실패*",
-    "fehlgeschlagen",
-    "échoué*",
-    "échec",
-    "falló",
-    "fallid*",
-    "falhou",
-    "fallit*",
-    "mislukt",
-    "nieudan*",
-    "niepowodzenie",
-    "selhal*",
-    "misslyckades",
-    "mislykkedes",
-    "mislyktes",
-    "epäonnistui",
-    "ошибк*",
-    "فشل",
-    "נכשל*",
 ];
 
 /// Words that turn a claim around when they follow it closely
@@ -239,12 +221,16 @@ const FAILURES_AFTER: &[&str] = &[
     "失败",
     "않*",
     "실패*",
-    // "failed", as each language's interface says it: German
-    // "fehlgeschlagen", French "échoué", "échec", Spanish "falló",
-    // "fallido", Portuguese "falhou", Italian "fallito", "non riuscit*",
-    // Dutch "mislukt", Polish "nieudan*", "niepowodzenie", Czech "selhal*",
-    // Swedish "misslyckades", Danish "mislykkedes", Norwegian "mislyktes",
-    // Finnish "epäonnistui", Russian "ошибка", Arabic "فشل", Hebrew "נכשל".
+];
+
+/// "Failed", as each language's interface says it (German
+/// "fehlgeschlagen", French "échoué", "échec", Spanish "falló", "fallido",
+/// Portuguese "falhou", Italian "fallito", Dutch "mislukt", Polish
+/// "nieudany", "niepowodzenie", Czech "selhalo", Swedish "misslyckades",
+/// Danish "mislykkedes", Norwegian "mislyktes", Finnish "epäonnistui",
+/// Russian "ошибка", Arabic "فشل", Hebrew "נכשל"): a negation before a
+/// claim, and a failure after it.
+const FAILED: &[&str] = &[
     "fehlgeschlagen",
     "échoué*",
     "échec",
@@ -457,7 +443,10 @@ struct Tables {
 static TABLES: LazyLock<Tables> = LazyLock::new(|| {
     let topics = compile(TOPICS);
     let before = compile(FAILURES_BEFORE);
-    let after = compile(FAILURES_AFTER);
+    let after: Vec<Pattern> = compile(FAILURES_AFTER)
+        .into_iter()
+        .chain(compile(FAILED))
+        .collect();
     let failures = topics
         .into_iter()
         .map(|topic| {
@@ -479,7 +468,10 @@ static TABLES: LazyLock<Tables> = LazyLock::new(|| {
     let definite = DEFINITE.iter().map(|p| (Pattern::new(p), true));
     Tables {
         claims: end_date_only.chain(definite).collect(),
-        negations: compile(NEGATIONS),
+        negations: compile(NEGATIONS)
+            .into_iter()
+            .chain(compile(FAILED))
+            .collect(),
         failures_after: after,
         hedges: compile(HEDGES),
         conditions_after: compile(CONDITIONS_AFTER),

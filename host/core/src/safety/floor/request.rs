@@ -30,6 +30,8 @@ use std::sync::LazyLock;
 
 use serde::Serialize;
 
+use super::phrases::REQUEST_COMMIT_STEMS;
+
 /// What a request says it does, strongest first.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "kebab-case")]
@@ -65,45 +67,30 @@ pub struct RequestWords {
     pub billing_acts: String,
 }
 
-/// Cancellation stems, from the services' own wording (the floor's request
-/// stems less the billing ones, which [`BILLING_THINGS`] reads).
-const STEMS: &[&str] = &[
-    "cancel",
-    "unsubscri",
-    "terminat",
-    "deactivat",
-    "kündig",
-    "kuendig",
-    "résili",
-    "resili",
-    "annul",
-    "disdett",
-    "disdic",
-    "opzeg",
-    "anulu",
-    "avslut",
-    "uppsäg",
-    "opsig",
-    "oppsig",
-    "irtisano",
-    "peruut",
-    "peruu",
-    "zruš",
-    "zrus",
-    "iptal",
-    "отмен",
-    "отпис",
-    "解約",
-    "退会",
-    "取消",
-    "退订",
-    "해지",
-    "취소",
-    "إلغاء",
-    "الغاء",
-    "ביטול",
-    "לבטל",
+/// The floor's request stems that are not billing words ([`BILLING_ACTS`]
+/// reads those): what names the cancellation.
+const NOT_CANCELLING: &[&str] = &[
+    "downgrad",
+    "pause",
+    "churn",
+    "end[-_ ]?subscription",
+    "end[-_ ]?membership",
 ];
+
+/// Stems the floor's request stems lack: Italian "disdici", Finnish
+/// "peruuttaa", Czech "zrušit" without its háček, Arabic "الغاء" without
+/// its hamza, Hebrew "לבטל".
+const MORE_STEMS: &[&str] = &["disdic", "peruut", "peruu", "zrus", "الغاء", "לבטל"];
+
+/// Cancellation stems, from the services' own wording.
+fn stems() -> Vec<&'static str> {
+    REQUEST_COMMIT_STEMS
+        .iter()
+        .copied()
+        .filter(|s| !NOT_CANCELLING.contains(s))
+        .chain(MORE_STEMS.iter().copied())
+        .collect()
+}
 
 /// "Do it", found inside a word: English "complete", "submit", "process",
 /// "execute", "perform"; German "abschließen"
@@ -291,7 +278,7 @@ const BILLING_ACTS: &[&str] = &[
 ];
 
 static WORDS: LazyLock<RequestWords> = LazyLock::new(|| RequestWords {
-    stems: any_of(STEMS),
+    stems: any_of(&stems()),
     acts: any_of(ACTS),
     act_words: format!("^({})$", ACT_WORDS.join("|")),
     asks: any_of(ASKS),
