@@ -234,6 +234,24 @@ impl Shape {
         )
     }
 
+    /// Issue 39's every-channel shapes: each draws its own last page,
+    /// script or channel, so stacked on another shape (or on a flow with no
+    /// online steps) one of them would not be what its name says.
+    pub fn stands_alone(self) -> bool {
+        matches!(
+            self,
+            Shape::GetFormCommit
+                | Shape::RedirectCommit
+                | Shape::WebsocketCommit
+                | Shape::UnloadBeacon
+                | Shape::HostileSignInWall
+                | Shape::FollowUpCommit
+                | Shape::AddOnEnded
+                | Shape::FailureAfterFinal
+                | Shape::CancelWordsInLinks
+        )
+    }
+
     /// A "re-enter your password" page before the last step.
     pub fn is_wall(self) -> bool {
         matches!(self, Shape::SignInWall | Shape::HostileSignInWall)

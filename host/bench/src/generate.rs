@@ -170,18 +170,7 @@ fn check_combination(variant: &Variant) -> Result<(), &'static str> {
     // Each of these draws its own last page, script or channel: stacked
     // on another shape (or on a flow with no online steps) one of them
     // would not be what its name says.
-    let alone = [
-        Shape::GetFormCommit,
-        Shape::RedirectCommit,
-        Shape::WebsocketCommit,
-        Shape::UnloadBeacon,
-        Shape::HostileSignInWall,
-        Shape::FollowUpCommit,
-        Shape::AddOnEnded,
-        Shape::FailureAfterFinal,
-        Shape::CancelWordsInLinks,
-    ];
-    if variant.shape.iter().any(|s| alone.contains(s))
+    if variant.shape.iter().any(|s| s.stands_alone())
         && (variant.shape.len() > 1
             || variant.trick.contains(&Trick::ChatOrPhoneOnly)
             || variant.trick.contains(&Trick::NoConfirmation))
