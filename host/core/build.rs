@@ -29,6 +29,7 @@ fn run() -> Result<(), String> {
         "sdk/rust/Cargo.toml",
         "wit",
         "Cargo.lock",
+        "host/core/practice",
     ] {
         println!(
             "cargo:rerun-if-changed={}",
@@ -83,7 +84,7 @@ fn run() -> Result<(), String> {
     }
     code.push_str("];\n");
     let out_dir = PathBuf::from(env("OUT_DIR")?);
-    let practice = practice_flows(&services)?;
+    let practice = practice_flows(&services, &manifest.join("practice"))?;
     let practice_out = out_dir.join("practice.rs");
     std::fs::write(&practice_out, practice)
         .map_err(|e| format!("cannot write {}: {e}", practice_out.display()))?;
@@ -155,11 +156,29 @@ fn services(dir: &Path) -> Result<Vec<Service>, String> {
 /// `PRACTICE_FLOWS`: the files of every `plugins/<id>/practice/` folder that
 /// describes itself in a `flow.toml`, by name, for the practice site to
 /// serve. (StreamFlix, the practice plugin's own site, has routes of its own
-/// and is served by `demo::site`.)
-fn practice_flows(services: &[Service]) -> Result<String, String> {
+/// and is served by `demo::site`.) Then the sites no plugin knows,
+/// `host/core/practice/<name>/`, which the generic service runs on.
+fn practice_flows(services: &[Service], no_plugin: &Path) -> Result<String, String> {
     let mut code = String::from("pub static PRACTICE_FLOWS: &[EmbeddedFlow] = &[\n");
-    for service in services {
-        let practice = service.folder.join("practice");
+    let mut folders: Vec<(String, PathBuf)> = services
+        .iter()
+        .map(|s| (s.id.clone(), s.folder.join("practice")))
+        .collect();
+    let mut sites: Vec<PathBuf> = std::fs::read_dir(no_plugin)
+        .map_err(|e| format!("cannot list {}: {e}", no_plugin.display()))?
+        .flatten()
+        .map(|e| e.path())
+        .filter(|p| p.is_dir())
+        .collect();
+    sites.sort();
+    for site in sites {
+        let name = site
+            .file_name()
+            .map(|n| n.to_string_lossy().into_owned())
+            .unwrap_or_default();
+        folders.push((name, site));
+    }
+    for (id, practice) in folders {
         if !practice.join("flow.toml").is_file() {
             continue;
         }
@@ -173,8 +192,7 @@ fn practice_flows(services: &[Service]) -> Result<String, String> {
         files.sort();
         writeln!(
             code,
-            "    EmbeddedFlow {{ service: {:?}, files: &[",
-            service.id
+            "    EmbeddedFlow {{ service: {id:?}, files: &["
         )
         .map_err(|e| e.to_string())?;
         for file in files {

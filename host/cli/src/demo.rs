@@ -19,6 +19,7 @@ pub const PRACTICE_SERVICE: &str = "practice";
     subterminator demo                              StreamFlix; offline unless a model key is set\n  \
     subterminator demo spotify                      Spotify's flow, driven by the spotify plugin\n  \
     subterminator demo hulu --variant bundle        billed by Disney+: a clear failure, no yes\n  \
+    subterminator demo --generic                    a gym no plugin knows: `cancel <address>`'s run\n  \
     subterminator demo --list                       every practice flow and its variants\n  \
     subterminator demo spotify --serve              only serve the flow (to record fixtures)\n  \
     subterminator demo --model offline              always offline\n  \
@@ -47,6 +48,12 @@ pub struct DemoArgs {
     #[arg(long, conflicts_with_all = ["service", "variant", "serve"])]
     pub list: bool,
 
+    /// Run on a practice site no plugin knows (Kraftwerk Fitness, a German
+    /// gym with the statutory "Verträge hier kündigen" button), as `cancel
+    /// <address>` runs on any site.
+    #[arg(long, conflicts_with_all = ["service", "list"])]
+    pub generic: bool,
+
     /// Serve the practice flow and print its address until Ctrl+C; run nothing.
     #[arg(long)]
     pub serve: bool,
@@ -73,6 +80,13 @@ impl Site {
         }
     }
 
+    fn brand(&self) -> String {
+        match self {
+            Site::StreamFlix(_) => "StreamFlix".to_owned(),
+            Site::Flow(site) => site.brand().to_owned(),
+        }
+    }
+
     fn stop(self) {
         match self {
             Site::StreamFlix(site) => site.stop(),
@@ -86,12 +100,11 @@ pub async fn run(args: DemoArgs, dirs: &Dirs, json: bool, verbose: bool) -> Resu
         list(json);
         return Ok(EXIT_SUCCESS);
     }
-    let service_id = args
-        .service
-        .as_deref()
-        .map(str::trim)
-        .unwrap_or(PRACTICE_SERVICE)
-        .to_ascii_lowercase();
+    let service_id = match (&args.service, args.generic) {
+        (_, true) => GENERIC_FLOW.to_owned(),
+        (Some(service), false) => service.trim().to_ascii_lowercase(),
+        (None, false) => PRACTICE_SERVICE.to_owned(),
+    };
     let streamflix = service_id == PRACTICE_SERVICE || service_id == NETFLIX_ON_STREAMFLIX;
     if args.sign_in && !streamflix {
         return Err(Error::Configuration(format!(
@@ -123,17 +136,37 @@ pub async fn run(args: DemoArgs, dirs: &Dirs, json: bool, verbose: bool) -> Resu
     if spec.model.is_none() && !model_configured(&config) {
         spec.model = Some(OFFLINE_MODEL.into());
     }
-    spec.start_url = Some(site.url());
     // The demo never touches the user's signed-in profile.
     spec.isolated = true;
     let registry = subterminator_core::plugin::load_registry(dirs).await?;
-    let service = registry.get(&service_id)?;
-    session::check_replay(&spec, dirs, service)?;
-    let driver = session::driver(&spec, &config, service)?;
-    let code = crate::run::run(dirs, &config, service, &spec, driver).await;
+    let service = match registry.get(&service_id) {
+        Ok(service) => {
+            spec.start_url = Some(site.url());
+            service.clone()
+        }
+        // A practice site no plugin knows: the generic service, made from
+        // its address as `cancel <address>` makes it.
+        Err(_) => {
+            let address = site.url();
+            let brand = site.brand();
+            super::cancel::service_named(&registry, &address, None, false)
+                .await
+                .map(|mut service| {
+                    // The practice site's own name reads better than its port.
+                    service.metadata.display_name = brand;
+                    service
+                })?
+        }
+    };
+    session::check_replay(&spec, dirs, &service)?;
+    let driver = session::driver(&spec, &config, &service)?;
+    let code = crate::run::run(dirs, &config, &service, &spec, driver).await;
     site.stop();
     code
 }
+
+/// The practice site `demo --generic` runs: a gym no plugin knows.
+const GENERIC_FLOW: &str = "kraftwerk";
 
 /// The Netflix plugin runs on the StreamFlix site, which is shaped like it.
 const NETFLIX_ON_STREAMFLIX: &str = "netflix";

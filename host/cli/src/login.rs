@@ -15,9 +15,11 @@ use subterminator_core::session;
 #[derive(Debug, Args)]
 #[command(after_help = "Examples:\n  \
     subterminator login netflix                              sign in to Netflix in a browser window\n  \
+    subterminator login crunchyroll.com                      any site: `cancel crunchyroll.com` uses it\n  \
     subterminator login netflix --browser /usr/bin/chromium  in this browser; give `cancel` the same")]
 pub struct LoginArgs {
-    /// The service to sign in to, e.g. netflix.
+    /// The service to sign in to: a plugin's id (netflix) or any site's
+    /// address (crunchyroll.com), whose profile `cancel` then uses.
     pub service: String,
 
     /// The Chrome or Chromium executable to drive.
@@ -28,7 +30,7 @@ pub struct LoginArgs {
 pub async fn run(args: LoginArgs, dirs: &Dirs) -> Result<u8> {
     let config = Config::load(&dirs.config_file())?;
     let registry = subterminator_core::plugin::load_registry(dirs).await?;
-    let service = registry.get(&args.service)?;
+    let service = crate::cancel::service_named(&registry, &args.service, None, true).await?;
     if !session::has_display() {
         return Err(Error::Configuration(
             "`login` opens a browser window for you to sign in, and there is no display here. Run it on a desktop.".into(),
@@ -63,9 +65,11 @@ pub async fn run(args: LoginArgs, dirs: &Dirs) -> Result<u8> {
     }
     // Closing through the server keeps the profile's session data.
     browser.shutdown().await?;
-    anstream::println!(
-        "Saved. Run `subterminator cancel {}` next.",
-        service.metadata.id
-    );
+    // A site with no plugin is cancelled by its address, as it was named.
+    let next = match &service.generic {
+        Some(_) => args.service.trim(),
+        None => service.metadata.id.as_str(),
+    };
+    anstream::println!("Saved. Run `subterminator cancel {next}` next.");
     Ok(0)
 }

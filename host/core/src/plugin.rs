@@ -12,6 +12,7 @@ mod api;
 pub mod bounds;
 mod cache;
 mod engine;
+pub mod generic;
 mod glue;
 pub mod index;
 mod installed;

@@ -107,6 +107,10 @@ pub struct Facts<'a> {
     pub page: &'a Snapshot,
     /// `scheme://host:port` of every site the service may visit.
     pub allowed_origins: &'a [String],
+    /// For a service no plugin knows (`cancel <address>`): the site whose
+    /// every https origin it may visit. Leaving it asks the person, with
+    /// why a flow may rightly go elsewhere, instead of being refused.
+    pub site: Option<&'a crate::plugin::generic::Generic>,
     /// Where the run started: navigating back there needs no yes.
     pub start_url: &'a str,
     /// The service's display name, for messages.
@@ -483,10 +487,17 @@ fn glob_matches(pattern: &str, text: &str) -> bool {
 /// The host's own rules, whatever the plugin says: no leaving the service's
 /// sites, and no acting on a page outside them.
 fn off_limits(facts: &Facts<'_>) -> Option<Decision> {
-    let allowed = |origin: &String| facts.allowed_origins.contains(origin);
+    let allowed = |origin: &String| {
+        facts.allowed_origins.contains(origin) || facts.site.is_some_and(|s| s.covers(origin))
+    };
     if let Some(url) = facts.navigate_to {
         return match origin_of(url) {
             Some(origin) if allowed(&origin) => None,
+            Some(origin) if facts.site.is_some() && may_ask_for(&origin) => {
+                Some(Decision::Ask {
+                    reason: leaving(facts, &origin),
+                })
+            }
             Some(origin) => Some(Decision::Refuse {
                 code: RefusalCode::ActionFailed,
                 message: format!(
@@ -504,14 +515,46 @@ fn off_limits(facts: &Facts<'_>) -> Option<Decision> {
     if let Some(refused) = types_a_secret(facts) {
         return Some(refused);
     }
-    let outside = origin_of(&facts.page.url).is_some_and(|o| !allowed(&o));
-    (outside && !facts.read_only && !facts.goes_back).then(|| Decision::Refuse {
+    let outside = origin_of(&facts.page.url).filter(|o| !allowed(o));
+    if let Some(origin) = &outside
+        && facts.site.is_some()
+        && may_ask_for(origin)
+        && !facts.read_only
+        && !facts.goes_back
+    {
+        return Some(Decision::Ask {
+            reason: leaving(facts, origin),
+        });
+    }
+    (outside.is_some() && !facts.read_only && !facts.goes_back).then(|| Decision::Refuse {
         code: RefusalCode::ActionFailed,
         message: format!(
             "This page ({}) is outside {}'s sites; go back or navigate to an allowed page first.",
             facts.page.url, facts.service
         ),
     })
+}
+
+/// Whether a run with no plugin may be let onto `origin` by a yes: https, or
+/// plain http on this machine (practice sites); never plain http elsewhere.
+fn may_ask_for(origin: &str) -> bool {
+    origin.starts_with("https://")
+        || url::Url::parse(origin).is_ok_and(|u| {
+            u.scheme() == "http" && u.host_str().is_some_and(crate::plugin::bounds::is_loopback)
+        })
+}
+
+/// Why a run with no plugin asks before it acts on another site: a flow may
+/// rightly go on elsewhere, but never silently.
+fn leaving(facts: &Facts<'_>, origin: &str) -> String {
+    format!(
+        "This goes on at {origin}, outside {}, where this run has not been. A cancellation \
+         can rightly continue elsewhere (a billing provider such as PayPal's automatic \
+         payments, an app store, the company's own account site), but only say yes if you \
+         expect this subscription to be managed at {origin}. A yes lets the run act there \
+         from now on.",
+        facts.service
+    )
 }
 
 /// The model never types into a password field, checkpoints or not:

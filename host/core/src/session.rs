@@ -99,7 +99,8 @@ pub fn driver(spec: &SessionSpec, config: &Config, service: &ServiceEntry) -> Re
         config.model.as_deref(),
     );
     if wanted == Some(OFFLINE_MODEL) {
-        return Ok(Driver::Offline(OfflinePolicy::new(service.plan.clone())));
+        let (start, _) = start_url(spec, service)?;
+        return Ok(Driver::Offline(OfflinePolicy::for_service(service, &start)));
     }
     let mut choice = ModelChoice::resolve(
         spec.model.as_deref(),

@@ -205,6 +205,8 @@ fn clash_message(existing: &ServiceEntry) -> String {
             "'{id}' is already installed ({} from {from}); pass --replace to replace it, or `subterminator plugin remove {id}` first",
             existing.metadata.version
         ),
+        // The registry never lists the generic service: it is made per run.
+        PluginSource::Generic { .. } => format!("'{id}' is taken; pass --replace to replace it"),
     }
 }
 

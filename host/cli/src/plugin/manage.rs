@@ -122,6 +122,9 @@ pub async fn info(args: InfoArgs, dirs: &Dirs, json: bool) -> Result<u8> {
             println!("  installed from:  {from}");
             println!("  installed at:    {installed_at}");
         }
+        PluginSource::Generic { address } => {
+            println!("  source:          no plugin, the built-in generic service for {address}");
+        }
     }
     println!("  starts at:       {}", m.initial_url);
     println!("  may visit:       {}", m.allowed_origins.join(", "));

@@ -55,6 +55,7 @@ pub(super) fn decide(
         dialog,
         page: &state.snapshot,
         allowed_origins: &state.allowed_origins,
+        site: cx.service.generic.as_ref(),
         start_url: &cx.options.start_url,
         service: cx.display_name(),
         plan: cx.plan_knowledge(),

@@ -160,6 +160,11 @@ fn completion_of(
             );
             (text, name, args)
         }
+        offline::Move::Visit { url } => (
+            format!("The plan looks for the account at {url}"),
+            crate::browser::tools::NAVIGATE.to_owned(),
+            serde_json::json!({ "url": url }),
+        ),
         offline::Move::Complete { success, reason } => (
             reason.clone(),
             "complete_task".to_owned(),

@@ -17,6 +17,9 @@ pub enum Move {
         hint: Box<TargetHint>,
         element: Box<Element>,
     },
+    /// Open one of the site's account pages (a service with no plugin,
+    /// started at its home page, whose page shows no step of the plan).
+    Visit { url: String },
     /// End the run: `success` asks the host to verify.
     Complete { success: bool, reason: String },
 }
@@ -28,6 +31,9 @@ pub struct OfflinePolicy {
     hint: usize,
     /// Earlier steps taken again, each once at most (see `next`).
     retaken: Vec<usize>,
+    /// Account pages still to look at while no step has been taken, whole
+    /// addresses, in order (see [`OfflinePolicy::visiting`]).
+    visits: std::collections::VecDeque<String>,
 }
 
 impl OfflinePolicy {
@@ -37,7 +43,22 @@ impl OfflinePolicy {
             step: 0,
             hint: 0,
             retaken: Vec::new(),
+            visits: std::collections::VecDeque::new(),
         }
+    }
+
+    /// The policy for `service`: its plan, and for the generic service the
+    /// account pages to look at on the start address's origin.
+    pub fn for_service(service: &crate::plugin::ServiceEntry, start_url: &str) -> Self {
+        let mut policy = Self::new(service.plan.clone());
+        if let (Some(generic), Ok(start)) = (&service.generic, url::Url::parse(start_url)) {
+            policy.visits = generic
+                .paths
+                .iter()
+                .filter_map(|path| start.join(path).ok().map(String::from))
+                .collect();
+        }
+        policy
     }
 
     /// The next move on `snapshot`; `verified` is the plugin's verdict on it.
@@ -104,6 +125,15 @@ impl OfflinePolicy {
                     hint: Box::new(hint.clone()),
                     element: Box::new(snapshot.elements[at].clone()),
                 };
+            }
+        }
+        // Nothing of the plan on this page and nothing taken yet: the next of
+        // the site's common account pages, while any is left.
+        if self.step == 0 && self.hint == 0 && self.retaken.is_empty() {
+            while let Some(url) = self.visits.pop_front() {
+                if url != snapshot.url {
+                    return Move::Visit { url };
+                }
             }
         }
         let reason = match self.plan.get(self.step) {

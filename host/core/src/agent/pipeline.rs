@@ -145,6 +145,9 @@ pub(super) async fn act(
             }
         }
     };
+    if matches!(clearance, Clearance::Approved(_)) {
+        widen(cx, state, &resolved);
+    }
     if !action.origin.is_hosts() {
         cx.reporter.emit(Event::ToolCall {
             turn: state.turn,
@@ -155,6 +158,31 @@ pub(super) async fn act(
         });
     }
     run_and_look(cx, state, action, resolved, &gathered, clearance).await
+}
+
+/// A yes to act on another site, in a run with no plugin (see
+/// `safety::leaving`), lets the run act there from now on: the origin joins
+/// the allowed ones, and the guard's, before the action runs.
+fn widen(cx: &Ctx<'_>, state: &mut State, resolved: &Resolved) {
+    let Some(site) = cx.service.generic.as_ref() else {
+        return;
+    };
+    let url = resolved
+        .action
+        .navigate_to
+        .as_deref()
+        .unwrap_or(&state.snapshot.url);
+    let Some(origin) = crate::page::origin_of(url) else {
+        return;
+    };
+    if state.allowed_origins.contains(&origin) || site.covers(&origin) {
+        return;
+    }
+    state.allowed_origins.push(origin);
+    let rules = super::turns::guard_rules(cx, state);
+    if let Some(guard) = &state.guard {
+        guard.set_rules(&rules);
+    }
 }
 
 /// The yes an accepted dialog is answered under, with why (see [`covers`]).

@@ -37,7 +37,11 @@ pub(super) fn before_action(
         reason,
         said: match &gathered.plugin {
             PluginAnswer::Ask(words) => Some(Said {
-                who: format!("{} plugin", cx.display_name()),
+                who: if cx.service.generic.is_some() {
+                    "The plan every site shares".to_owned()
+                } else {
+                    format!("{} plugin", cx.display_name())
+                },
                 words: words.clone(),
             }),
             _ => None,

@@ -267,10 +267,16 @@ fn refused_start(url: &str, why: &str) -> TaskResult {
 /// What the network guard stops: the plugin's commit patterns always,
 /// and, while an unapproved action runs, posts and navigations to the
 /// service's own sites.
-fn guard_rules(cx: &Ctx<'_>, state: &State) -> GuardRules {
+pub(super) fn guard_rules(cx: &Ctx<'_>, state: &State) -> GuardRules {
     let m = &cx.service.metadata;
     GuardRules {
         origins: state.allowed_origins.clone(),
+        sites: cx
+            .service
+            .generic
+            .iter()
+            .filter_map(|g| g.domain.clone())
+            .collect(),
         commit_requests: m
             .commit_requests
             .iter()

@@ -54,8 +54,18 @@ async (page) => {
     }
     return out;
   };
+  // A service with no plugin owns its whole registrable domain over https
+  // (`plugin/generic.rs`, `Generic::covers`).
+  const onSite = (g, url) => {
+    let u;
+    try { u = new URL(url); } catch (e) { return false; }
+    if (u.protocol !== 'https:') return false;
+    const host = u.hostname.toLowerCase();
+    return g.rules.sites.some((d) => host === d || host.endsWith('.' + d));
+  };
   const compile = (rules) => ({
     origins: rules.origins.map((o) => originOf(o) || String(o).toLowerCase()),
+    sites: (rules.sites || []).map((d) => String(d).toLowerCase()),
     commit: rules.commit.map((c) => ({ method: c.method, re: new RegExp(c.regex, 'i'), why: c.why })),
     words: rules.words.map((w) => new RegExp(w, 'iu')),
     harmless: rules.harmless.map((h) => ({ step: h.step, method: h.method, host: h.host.toLowerCase(), re: new RegExp(h.regex, 'i') })),
@@ -208,7 +218,7 @@ async (page) => {
     // A beacon nothing waits for (analytics as a page unloads): stopped,
     // never asked about, unless it says it commits or changes a bill.
     if (changes && !said && request.resourceType() === 'ping') return ['stop', 'a beacon (' + how + ') that nothing waits for'];
-    const ours = g.rules.origins.includes(originOf(url));
+    const ours = g.rules.origins.includes(originOf(url)) || onSite(g, url);
     if (!changes) {
       // After a yes, the page the approved request leads to loads.
       if (mode.navs && !mode.approved && !g.settling && loads && ours) return ['hold', 'a navigation away from a page that commits', 'read'];

@@ -108,6 +108,10 @@ pub struct GuardRules {
     /// `scheme://host:port` origins of the service and of the API hosts the
     /// plugin declares: a state-changing request to one is held.
     pub origins: Vec<String>,
+    /// Registrable domains whose every https origin counts as the service's
+    /// (a service with no plugin: `crunchyroll.com` covers
+    /// `www.crunchyroll.com` and `sso.crunchyroll.com`).
+    pub sites: Vec<String>,
     /// Commit request patterns from the plugin: (METHOD or "*", URL glob with `*`).
     pub commit_requests: Vec<(String, String)>,
     /// URL globs whose request itself commits (any method).
@@ -201,8 +205,10 @@ pub struct ReleasedRequest {
 /// mode again costs no call.
 #[derive(Debug)]
 pub struct NetworkGuard {
-    /// The rules as the script takes them, built once.
-    rules: String,
+    /// The rules as the script takes them, sent with every call (the script
+    /// takes them afresh each time), so [`NetworkGuard::set_rules`] widens
+    /// them from the next call on.
+    rules: Mutex<String>,
     /// `None` after a call that failed: the mode in the browser is unknown,
     /// so the next [`NetworkGuard::set_mode`] cannot be skipped.
     mode: Mutex<Option<GuardMode>>,
@@ -216,7 +222,7 @@ impl NetworkGuard {
         rules: &GuardRules,
     ) -> Result<NetworkGuard, BrowserError> {
         let guard = NetworkGuard {
-            rules: wire_rules(rules),
+            rules: Mutex::new(wire_rules(rules)),
             mode: Mutex::new(None),
         };
         guard.run(browser, Op::Install, INITIAL_MODE).await?;
@@ -320,6 +326,12 @@ impl NetworkGuard {
         Ok(taken)
     }
 
+    /// Replaces the rules from the next call on: a run with no plugin whose
+    /// person let it act on another site has that site's origin added.
+    pub fn set_rules(&self, rules: &GuardRules) {
+        *self.rules.lock().unwrap_or_else(PoisonError::into_inner) = wire_rules(rules);
+    }
+
     fn remembered(&self) -> Option<GuardMode> {
         *self.mode.lock().unwrap_or_else(PoisonError::into_inner)
     }
@@ -329,8 +341,13 @@ impl NetworkGuard {
     }
 
     async fn run(&self, browser: &Browser, op: Op, mode: GuardMode) -> Result<Taken, BrowserError> {
+        let rules = self
+            .rules
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .clone();
         let answer = match browser
-            .call(RUN_CODE, json!({ "code": code(&self.rules, &op, mode) }))
+            .call(RUN_CODE, json!({ "code": code(&rules, &op, mode) }))
             .await
         {
             Ok(output) => output.result,
@@ -484,6 +501,7 @@ fn wire_rules(rules: &GuardRules) -> String {
     }
     json!({
         "origins": rules.origins,
+        "sites": rules.sites,
         "commit": commit,
         "words": rules.commit_words,
         "harmless": harmless,

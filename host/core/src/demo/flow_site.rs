@@ -73,6 +73,11 @@ impl FlowSite {
         format!("http://{}{}", self.addr, self.state.flow.start)
     }
 
+    /// The flow's brand, as its pages name it.
+    pub fn brand(&self) -> &str {
+        &self.state.flow.brand
+    }
+
     /// `http://127.0.0.1:<port>`
     pub fn origin(&self) -> String {
         format!("http://{}", self.addr)

@@ -41,6 +41,9 @@ pub enum PluginSource {
         from: String,
         installed_at: String,
     },
+    /// The built-in generic service, made for this address (`cancel
+    /// <address>`): no plugin.
+    Generic { address: String },
 }
 
 impl PluginSource {
@@ -61,6 +64,7 @@ impl std::fmt::Display for PluginSource {
         match self {
             PluginSource::Bundled => f.write_str("bundled"),
             PluginSource::Installed { from, .. } => write!(f, "installed from {from}"),
+            PluginSource::Generic { .. } => f.write_str("no plugin: the built-in generic service"),
         }
     }
 }
@@ -75,6 +79,9 @@ pub struct ServiceEntry {
     pub sha256: String,
     pub api_version: &'static str,
     pub plugin: SharedPlugin,
+    /// Set for the generic service (`cancel <address>`): the site it may
+    /// visit whole, and the account pages to look at.
+    pub generic: Option<super::generic::Generic>,
 }
 
 /// Which plugin ran, for run records: enough to find the exact bytes again.
@@ -105,6 +112,9 @@ impl ServiceEntry {
 pub struct Registry {
     entries: Vec<ServiceEntry>,
     broken: Vec<(String, PluginError)>,
+    /// The engine the plugins were loaded with, for the generic service a
+    /// command makes later from an address.
+    engine: Option<PluginEngine>,
 }
 
 impl Registry {
@@ -113,7 +123,10 @@ impl Registry {
     /// that changed since install, a file nobody installed) is kept aside
     /// with its error; the others still serve.
     pub fn load(engine: &PluginEngine, installed_dir: Option<&Path>) -> Self {
-        let mut registry = Self::default();
+        let mut registry = Self {
+            engine: Some(engine.clone()),
+            ..Self::default()
+        };
         for bundled in BUNDLED {
             registry.add(engine, bundled.package, bundled.wasm, PluginSource::Bundled);
         }
@@ -224,6 +237,7 @@ impl Registry {
                     sha256,
                     api_version: plugin.api_version(),
                     plugin: Arc::new(Mutex::new(plugin)),
+                    generic: None,
                 };
                 if let Some(old) = self
                     .entries
@@ -255,6 +269,31 @@ impl Registry {
     /// Plugins that failed to load, with why.
     pub fn broken(&self) -> &[(String, PluginError)] {
         &self.broken
+    }
+
+    /// The engine the plugins were loaded with; `None` for a registry made
+    /// empty (tests).
+    pub fn engine(&self) -> Option<&PluginEngine> {
+        self.engine.as_ref()
+    }
+
+    /// The plugin that knows the site `domain` (a registrable domain such
+    /// as `spotify.com`): one whose allowed origins lie under it, so that
+    /// `cancel spotify.com` runs Spotify's plugin rather than no plugin.
+    pub fn for_domain(&self, domain: &str) -> Option<&ServiceEntry> {
+        let under = |origin: &String| {
+            url::Url::parse(origin).ok().and_then(|u| u.host_str().map(str::to_owned)).is_some_and(
+                |host| {
+                    host == domain
+                        || host
+                            .strip_suffix(domain)
+                            .is_some_and(|sub| sub.ends_with('.'))
+                },
+            )
+        };
+        self.entries
+            .iter()
+            .find(|e| e.metadata.allowed_origins.iter().any(under))
     }
 
     pub fn ids(&self) -> Vec<String> {

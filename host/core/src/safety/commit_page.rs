@@ -111,7 +111,7 @@ fn judge_element(
     if mark == PlanMark::Irreversible {
         return Some((
             Why::Irreversible,
-            "the plugin's plan marks this step as irreversible".into(),
+            "the plan marks this step as the one that commits".into(),
         ));
     }
     let mut texts = vec![element.name.as_str()];

@@ -81,6 +81,7 @@ fn click<'a>(
         dialog: None,
         page,
         allowed_origins: origins,
+        site: None,
         start_url: SITE,
         service: "Example",
         plan: PlanKnowledge::Marked(plan),

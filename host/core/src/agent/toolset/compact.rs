@@ -317,6 +317,19 @@ impl Toolset for CompactToolset {
                     read_only: true,
                 })
             }
+            // Not among the tools the model is shown: the plan's own visit to
+            // a site's account page (a service with no plugin, started at its
+            // home page). The address is checked like any navigation's.
+            mcp::NAVIGATE => {
+                let url = args.get("url").and_then(Value::as_str).unwrap_or_default();
+                Ok(BrowserAction {
+                    mcp_tool: Some(mcp::NAVIGATE.to_owned()),
+                    mcp_args: json!({ "url": url }),
+                    target: None,
+                    navigate_to: Some(url.to_owned()),
+                    read_only: false,
+                })
+            }
             CLICK => {
                 let (_, target) = self.resolve(args)?;
                 if let Some(refusal) = self.blocked(reference, &target, snapshot) {
