@@ -9,7 +9,7 @@ mod build;
 use crate::blueprint::Style;
 use crate::error::{Error, Result};
 use crate::family::{Family, Kind, ScreenSpec, StyleSpec, Variant};
-use crate::flow::{Flow, Shape, Trick};
+use crate::flow::{Flow, Shape, Statutory, Trick};
 use crate::lang::LangPack;
 
 /// Paths of the screens a trick inserts into a skeleton that lacks them.
@@ -18,6 +18,8 @@ const INSERTED_PAUSE: &str = "/cancel/pause";
 const INSERTED_SURVEY: &str = "/cancel/survey";
 const CROSS_SELL: &str = "/cancel/extras";
 const PASSWORD_WALL: &str = "/signin/reenter";
+/// The offer a statutory-words-on-offer flow puts after the law's button.
+const STATUTORY_OFFER: &str = "/cancel/loyalty";
 /// The menus in front of a buried cancel link, from the top: four screens,
 /// then the link. `(path, heading word, the link that goes on)`.
 const MENUS: [(&str, &str, &str); 4] = [
@@ -79,6 +81,12 @@ struct Marks {
     slot: bool,
     /// Account: links that read like a cancellation's state or policy.
     cancel_words: bool,
+    /// Confirm: the law's confirmation page (its fields, its words).
+    statutory: Option<Statutory>,
+    /// Account: a button with the law's words that leads to an offer.
+    fake_statutory: Option<Statutory>,
+    /// Offer: its accept button reads the law's final words.
+    final_words: Option<Statutory>,
 }
 
 impl Work {
@@ -128,13 +136,16 @@ pub(crate) fn flow(family: &Family, variant: &Variant) -> Result<Flow> {
         return Err(broken("the skeleton has no confirm screen"));
     }
     let before = kinds(&screens);
+    check_combination(variant).map_err(broken)?;
+    if let Some(law) = variant.statutory {
+        apply_statutory(law, variant, &mut screens).map_err(broken)?;
+    }
     for trick in &variant.trick {
         apply_trick(*trick, &mut screens).map_err(broken)?;
     }
     for shape in &variant.shape {
         apply_shape(*shape, &mut screens).map_err(broken)?;
     }
-    check_combination(variant).map_err(broken)?;
     // A screen kind the skeleton never had is a step its plan cannot know.
     let added = kinds(&screens).iter().any(|k| !before.contains(k));
     let service_steps = !added
@@ -150,6 +161,7 @@ fn kinds(screens: &[Work]) -> Vec<Kind> {
 /// Shapes that draw the whole flow differently cannot be stacked on one
 /// another; the generator refuses rather than serve a half-working page.
 fn check_combination(variant: &Variant) -> Result<(), &'static str> {
+    check_statutory(variant)?;
     let has = |s: Shape| variant.shape.contains(&s);
     let spa = has(Shape::Spa) || has(Shape::SpaApiOrigin);
     let frame = has(Shape::Iframe) || has(Shape::IframeCrossOrigin);
@@ -179,6 +191,90 @@ fn check_combination(variant: &Variant) -> Result<(), &'static str> {
             "the shapes of issue 39 are drawn alone: no other shape, no chat-or-phone-only or no-confirmation",
         );
     }
+    Ok(())
+}
+
+/// Tricks a site with the law's button honestly drawn may still carry:
+/// none puts a screen between the button and its confirmation page.
+const STATUTORY_TRICKS: [Trick; 3] = [
+    Trick::HiddenTerms,
+    Trick::NoConfirmation,
+    Trick::StatutoryWordsOnOffer,
+];
+/// Shapes the law's confirmation page (a form of prefilled fields) is
+/// drawn in: not a commit by link or socket, not a survey that commits.
+const STATUTORY_SHAPES: [Shape; 13] = [
+    Shape::Links,
+    Shape::Buttons,
+    Shape::Spa,
+    Shape::SpaApiOrigin,
+    Shape::ShadowDom,
+    Shape::Iframe,
+    Shape::IframeCrossOrigin,
+    Shape::ConfirmDialog,
+    Shape::SignInWall,
+    Shape::HostileSignInWall,
+    Shape::FailureAfterFinal,
+    Shape::CancelWordsInLinks,
+    Shape::AddOnEnded,
+];
+
+/// The law's button: the tricks that fake it need it named, and a site
+/// that draws it honestly keeps the law's shape (button, then its
+/// confirmation page, nothing between).
+fn check_statutory(variant: &Variant) -> Result<(), &'static str> {
+    let fake = variant.trick.contains(&Trick::FakeStatutoryButton);
+    let on_offer = variant.trick.contains(&Trick::StatutoryWordsOnOffer);
+    match variant.statutory {
+        None if fake || on_offer => Err("a trick that fakes the law's button needs `statutory`"),
+        None => Ok(()),
+        Some(_) if fake && on_offer => {
+            Err("the law's button is either a fake or real with an offer behind it, not both")
+        }
+        // The fake sits beside the service's own flow, which keeps its tricks.
+        Some(_) if fake => Ok(()),
+        Some(_) => {
+            if !variant.trick.iter().all(|t| STATUTORY_TRICKS.contains(t)) {
+                return Err(
+                    "only hidden-terms, no-confirmation and statutory-words-on-offer go with the law's button",
+                );
+            }
+            if !variant.shape.iter().all(|s| STATUTORY_SHAPES.contains(s)) {
+                return Err(
+                    "the law's confirmation page is a form: no commit by link, redirect, socket or survey",
+                );
+            }
+            Ok(())
+        }
+    }
+}
+
+/// The law's button on the account page. Honest: it leads straight to
+/// the law's confirmation page (the skeleton's offers and survey are not
+/// on that way). Faked: the account page carries it beside the service's
+/// own link, and it leads to an offer.
+fn apply_statutory(
+    law: Statutory,
+    variant: &Variant,
+    screens: &mut Vec<Work>,
+) -> Result<(), &'static str> {
+    if screens.first().map(|s| s.kind) != Some(Kind::Account) {
+        return Err("the law's button is drawn on an account screen, which must come first");
+    }
+    if variant.trick.contains(&Trick::FakeStatutoryButton) {
+        screens[0].marks.fake_statutory = Some(law);
+        return Ok(());
+    }
+    let (open, final_word) = law.keys();
+    let at = confirm(screens)?;
+    let mut last = screens.remove(at);
+    last.go = format!("{}{final_word}", crate::lang::STATUTORY_PREFIX);
+    last.reason = false;
+    last.marks.statutory = Some(law);
+    screens.truncate(1);
+    screens[0].go = format!("{}{open}", crate::lang::STATUTORY_PREFIX);
+    screens[0].style = Style::Button;
+    screens.push(last);
     Ok(())
 }
 
@@ -305,8 +401,19 @@ fn apply_trick(trick: Trick, screens: &mut Vec<Work>) -> Result<(), &'static str
             extra.result = Some(format!("{CROSS_SELL}/added"));
             screens.insert(at, extra);
         }
-        // The done page's wording, chosen when it is built.
-        Trick::NoConfirmation => {}
+        Trick::StatutoryWordsOnOffer => {
+            let law = find(screens, Kind::Confirm)
+                .and_then(|at| screens[at].marks.statutory)
+                .ok_or("statutory-words-on-offer needs the law's confirmation page")?;
+            let mut offer = Work::inserted(Kind::Offer, STATUTORY_OFFER, "continue_cancel");
+            offer.marks.final_words = Some(law);
+            offer.style = Style::Link;
+            offer.quiet_go = true;
+            screens.insert(1, offer);
+        }
+        // The done page's wording, chosen when it is built; the fake button
+        // is drawn with the account page (`apply_statutory` marked it).
+        Trick::NoConfirmation | Trick::FakeStatutoryButton => {}
     }
     Ok(())
 }
