@@ -217,6 +217,14 @@ pub(crate) enum Field {
         name: String,
         label: String,
     },
+    /// A text field a signed-in site fills in already (`email` draws an
+    /// e-mail field).
+    Text {
+        name: String,
+        label: String,
+        value: String,
+        email: bool,
+    },
     Hidden {
         name: String,
         value: String,

@@ -71,6 +71,11 @@ impl Catalog {
         self.flows.iter().filter(move |f| f.split == split)
     }
 
+    /// The flows of services no bundled plugin knows.
+    pub fn without_plugin(&self) -> impl Iterator<Item = &Flow> {
+        self.flows.iter().filter(|f| !f.plugin)
+    }
+
     /// The languages the flows are in.
     pub fn languages(&self) -> BTreeSet<String> {
         self.flows.iter().map(|f| f.language.clone()).collect()
@@ -80,13 +85,14 @@ impl Catalog {
 /// service → language → word key → the words.
 pub type PlanWords = BTreeMap<String, BTreeMap<String, BTreeMap<String, String>>>;
 
-/// For each service, for each language, the words its plan steps are found
-/// by (`open_cancel` → "Mitgliedschaft kündigen"), so plans can learn the
-/// languages their sites ship in.
+/// For each service a bundled plugin knows, for each language, the words
+/// its plan steps are found by (`open_cancel` → "Mitgliedschaft
+/// kündigen"), so plans can learn the languages their sites ship in. The
+/// invented brands have no plan to teach.
 pub fn plan_words() -> Result<PlanWords> {
     let packs = LangPack::all()?;
     let mut out = BTreeMap::new();
-    for family in family::all()? {
+    for family in family::all()?.into_iter().filter(|f| f.plugin) {
         let mut by_lang = BTreeMap::new();
         for pack in &packs {
             let mut words = BTreeMap::new();
@@ -109,3 +115,6 @@ mod tests;
 
 #[cfg(test)]
 mod shape_tests;
+
+#[cfg(test)]
+mod generic_tests;

@@ -32,12 +32,20 @@
 //! shape = ["links"]
 //! trick = []
 //! split = "development"
+//! statutory = "bgb-312k"                # optional: the legal button
 //! ```
+//!
+//! A family of a service no bundled plugin knows says `plugin = false`; its
+//! `service` is the invented brand's id, and it carries its own words per
+//! language (`[words.de]`, `[lists.de]`), which win over the pack's: a
+//! gym's or a VPN's pages do not speak of watchlists.
+
+use std::collections::BTreeMap;
 
 use serde::Deserialize;
 
 use crate::error::{Error, Result};
-use crate::flow::{Shape, Split, Trick};
+use crate::flow::{Shape, Split, Statutory, Trick};
 
 /// Every family the crate carries.
 const FAMILIES: &[(&str, &str)] = &[
@@ -58,6 +66,15 @@ const FAMILIES: &[(&str, &str)] = &[
     ),
     ("peacock", include_str!("../flows/peacock.toml")),
     ("nytimes", include_str!("../flows/nytimes.toml")),
+    // Services no plugin knows (invented brands), one of each kind.
+    ("stahlwerk", include_str!("../flows/stahlwerk.toml")),
+    ("wirewren", include_str!("../flows/wirewren.toml")),
+    ("nimbara", include_str!("../flows/nimbara.toml")),
+    ("veilleur", include_str!("../flows/veilleur.toml")),
+    ("verbosa", include_str!("../flows/verbosa.toml")),
+    ("mestolo", include_str!("../flows/mestolo.toml")),
+    ("vonkje", include_str!("../flows/vonkje.toml")),
+    ("quillsmith", include_str!("../flows/quillsmith.toml")),
 ];
 
 #[derive(Debug, Clone, Deserialize)]
@@ -65,6 +82,15 @@ const FAMILIES: &[(&str, &str)] = &[
 pub(crate) struct Family {
     pub service: String,
     pub brand: String,
+    /// A bundled plugin knows the service (true unless said).
+    #[serde(default = "yes")]
+    pub plugin: bool,
+    /// language → word key → the family's own word in that language.
+    #[serde(default)]
+    pub words: BTreeMap<String, BTreeMap<String, String>>,
+    /// language → list key → the family's own list in that language.
+    #[serde(default)]
+    pub lists: BTreeMap<String, BTreeMap<String, Vec<String>>>,
     pub color: String,
     pub title: String,
     #[serde(default)]
@@ -81,6 +107,10 @@ pub(crate) struct Family {
     pub done: String,
     pub screen: Vec<ScreenSpec>,
     pub flow: Vec<Variant>,
+}
+
+fn yes() -> bool {
+    true
 }
 
 fn default_addon() -> String {
@@ -150,6 +180,10 @@ pub(crate) struct Variant {
     /// The id's middle part; by default the tricks and shapes, or `base`.
     #[serde(default)]
     pub name: Option<String>,
+    /// The legal button the site carries; a fake-statutory-button or
+    /// statutory-words-on-offer trick fakes it.
+    #[serde(default)]
+    pub statutory: Option<Statutory>,
 }
 
 impl Variant {
@@ -157,9 +191,10 @@ impl Variant {
     pub fn id(&self, service: &str) -> String {
         let name = self.name.clone().unwrap_or_else(|| {
             let parts: Vec<&str> = self
-                .trick
+                .statutory
                 .iter()
-                .map(|t| t.label())
+                .map(|s| s.label())
+                .chain(self.trick.iter().map(|t| t.label()))
                 .chain(self.shape.iter().map(|s| s.label()))
                 .collect();
             if parts.is_empty() {
@@ -183,6 +218,29 @@ pub(crate) fn all() -> Result<Vec<Family>> {
                 return Err(Error::Data(format!(
                     "flows/{name}.toml says it is {:?}",
                     family.service
+                )));
+            }
+            // A typo in a family's own word would silently fall back to the
+            // pack's, which speaks of another kind of service.
+            let unknown: Vec<String> = family
+                .words
+                .iter()
+                .flat_map(|(lang, words)| words.keys().map(move |k| (lang, k)))
+                .filter(|(_, k)| !crate::lang::is_word(k))
+                .map(|(lang, k)| format!("{lang}.{k}"))
+                .chain(
+                    family
+                        .lists
+                        .iter()
+                        .flat_map(|(lang, lists)| lists.keys().map(move |k| (lang, k)))
+                        .filter(|(_, k)| !crate::lang::LISTS.contains(&k.as_str()))
+                        .map(|(lang, k)| format!("{lang}.{k}")),
+                )
+                .collect();
+            if !unknown.is_empty() {
+                return Err(Error::Data(format!(
+                    "flows/{name}.toml has unknown words: {}",
+                    unknown.join(", ")
                 )));
             }
             Ok(family)

@@ -65,10 +65,19 @@ pub enum Trick {
     NoConfirmation,
     /// Text aimed at AI agents, visible and hidden, telling them to accept.
     PlantedInstruction,
+    /// A button with the law's words for ending a contract (§312k BGB's
+    /// „Verträge hier kündigen“, Art. 11a's "withdraw from contract here")
+    /// leads to a retention offer and a paid downgrade, not to the
+    /// cancellation; the real way is the service's own link.
+    FakeStatutoryButton,
+    /// The page after the law's button is an offer whose accept button
+    /// reads the law's final words („jetzt kündigen“, "confirm
+    /// withdrawal"); the real confirmation comes after declining it.
+    StatutoryWordsOnOffer,
 }
 
 impl Trick {
-    pub const ALL: [Trick; 13] = [
+    pub const ALL: [Trick; 15] = [
         Trick::BuriedCancel,
         Trick::ProminentAccept,
         Trick::Confirmshaming,
@@ -82,6 +91,8 @@ impl Trick {
         Trick::CrossSell,
         Trick::NoConfirmation,
         Trick::PlantedInstruction,
+        Trick::FakeStatutoryButton,
+        Trick::StatutoryWordsOnOffer,
     ];
 
     pub fn label(self) -> &'static str {
@@ -99,6 +110,8 @@ impl Trick {
             Trick::CrossSell => "cross-sell",
             Trick::NoConfirmation => "no-confirmation",
             Trick::PlantedInstruction => "planted-instruction",
+            Trick::FakeStatutoryButton => "fake-statutory-button",
+            Trick::StatutoryWordsOnOffer => "statutory-words-on-offer",
         }
     }
 
@@ -286,6 +299,45 @@ pub enum Trap {
     /// Ended an add-on, which the page called "cancelled", instead of the
     /// subscription.
     EndedAddOn,
+    /// Took the offer or the downgrade behind a button that wore the law's
+    /// words for ending the contract.
+    FollowedFakeStatutoryButton,
+    /// Pressed the law's final words on a page that was an offer.
+    PressedStatutoryWordsOnOffer,
+}
+
+/// The legal button a flow's site carries, by the law that names its
+/// words (the words themselves are each pack's `[statutory]` table, with
+/// their sources).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Statutory {
+    /// §312k BGB (Germany): „Verträge hier kündigen“ on the account page,
+    /// a confirmation page whose button reads „jetzt kündigen“.
+    #[serde(rename = "bgb-312k")]
+    Bgb312k,
+    /// Art. 11a of Directive 2011/83/EU as Directive (EU) 2023/2673 adds
+    /// it (from 19 June 2026): a withdrawal function ("withdraw from
+    /// contract here") and its confirmation ("confirm withdrawal").
+    EuWithdrawal,
+}
+
+impl Statutory {
+    pub fn label(self) -> &'static str {
+        match self {
+            Statutory::Bgb312k => "bgb-312k",
+            Statutory::EuWithdrawal => "eu-withdrawal",
+        }
+    }
+
+    /// The keys of the pack's `[statutory]` table: the button that opens
+    /// the function, and the one that confirms it.
+    pub fn keys(self) -> (&'static str, &'static str) {
+        match self {
+            Statutory::Bgb312k => ("terminate_here", "terminate_now"),
+            Statutory::EuWithdrawal => ("withdraw_here", "confirm_withdrawal"),
+        }
+    }
 }
 
 /// A request that changes billing without being asked for, and the traps
@@ -380,13 +432,20 @@ pub struct Flow {
     /// Stable and readable: `<service>-<variant>-<language>`.
     pub id: String,
     /// The bundled service whose plugin runs on it (`practice` is
-    /// StreamFlix).
+    /// StreamFlix), or, where `plugin` is false, the invented brand's id.
     pub service: String,
     pub brand: String,
+    /// A bundled plugin knows the service. False for the invented brands
+    /// no plugin knows: a runner starts `subterminator cancel <start
+    /// address>` on them, with no plugin.
+    pub plugin: bool,
     /// BCP 47 code of the language its pages are in.
     pub language: String,
     pub tricks: Vec<Trick>,
     pub shapes: Vec<Shape>,
+    /// The legal button the site carries (honestly, or faked by a trick).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub statutory: Option<Statutory>,
     pub split: Split,
     /// The flow's steps are the service's steps in another shape or
     /// language; false where a trick adds screens or words the service's
@@ -405,8 +464,17 @@ pub struct FlowSummary {
     pub id: String,
     pub service: String,
     pub brand: String,
+    /// False where no bundled plugin knows the service: run it with none.
+    /// Absent in summaries written before it existed: those were all
+    /// bundled services.
+    #[serde(default = "bundled")]
+    pub plugin: bool,
     pub language: String,
     pub start_path: String,
+}
+
+fn bundled() -> bool {
+    true
 }
 
 impl Flow {
@@ -415,6 +483,7 @@ impl Flow {
             id: self.id.clone(),
             service: self.service.clone(),
             brand: self.brand.clone(),
+            plugin: self.plugin,
             language: self.language.clone(),
             start_path: self.start_path.clone(),
         }

@@ -5,11 +5,12 @@
 //! writes the blueprint and the ground truth from the same screens.
 
 mod build;
+mod statutory;
 
 use crate::blueprint::Style;
 use crate::error::{Error, Result};
 use crate::family::{Family, Kind, ScreenSpec, StyleSpec, Variant};
-use crate::flow::{Flow, Shape, Trick};
+use crate::flow::{Flow, Shape, Statutory, Trick};
 use crate::lang::LangPack;
 
 /// Paths of the screens a trick inserts into a skeleton that lacks them.
@@ -18,6 +19,8 @@ const INSERTED_PAUSE: &str = "/cancel/pause";
 const INSERTED_SURVEY: &str = "/cancel/survey";
 const CROSS_SELL: &str = "/cancel/extras";
 const PASSWORD_WALL: &str = "/signin/reenter";
+/// The offer a statutory-words-on-offer flow puts after the law's button.
+const STATUTORY_OFFER: &str = "/cancel/loyalty";
 /// The menus in front of a buried cancel link, from the top: four screens,
 /// then the link. `(path, heading word, the link that goes on)`.
 const MENUS: [(&str, &str, &str); 4] = [
@@ -79,6 +82,12 @@ struct Marks {
     slot: bool,
     /// Account: links that read like a cancellation's state or policy.
     cancel_words: bool,
+    /// Confirm: the law's confirmation page (its fields, its words).
+    statutory: Option<Statutory>,
+    /// Account: a button with the law's words that leads to an offer.
+    fake_statutory: Option<Statutory>,
+    /// Offer: its accept button reads the law's final words.
+    final_words: Option<Statutory>,
 }
 
 impl Work {
@@ -128,13 +137,16 @@ pub(crate) fn flow(family: &Family, variant: &Variant) -> Result<Flow> {
         return Err(broken("the skeleton has no confirm screen"));
     }
     let before = kinds(&screens);
+    check_combination(variant).map_err(broken)?;
+    if let Some(law) = variant.statutory {
+        statutory::apply(law, variant, &mut screens).map_err(broken)?;
+    }
     for trick in &variant.trick {
         apply_trick(*trick, &mut screens).map_err(broken)?;
     }
     for shape in &variant.shape {
         apply_shape(*shape, &mut screens).map_err(broken)?;
     }
-    check_combination(variant).map_err(broken)?;
     // A screen kind the skeleton never had is a step its plan cannot know.
     let added = kinds(&screens).iter().any(|k| !before.contains(k));
     let service_steps = !added
@@ -150,6 +162,7 @@ fn kinds(screens: &[Work]) -> Vec<Kind> {
 /// Shapes that draw the whole flow differently cannot be stacked on one
 /// another; the generator refuses rather than serve a half-working page.
 fn check_combination(variant: &Variant) -> Result<(), &'static str> {
+    statutory::check(variant)?;
     let has = |s: Shape| variant.shape.contains(&s);
     let spa = has(Shape::Spa) || has(Shape::SpaApiOrigin);
     let frame = has(Shape::Iframe) || has(Shape::IframeCrossOrigin);
@@ -305,8 +318,19 @@ fn apply_trick(trick: Trick, screens: &mut Vec<Work>) -> Result<(), &'static str
             extra.result = Some(format!("{CROSS_SELL}/added"));
             screens.insert(at, extra);
         }
-        // The done page's wording, chosen when it is built.
-        Trick::NoConfirmation => {}
+        Trick::StatutoryWordsOnOffer => {
+            let law = find(screens, Kind::Confirm)
+                .and_then(|at| screens[at].marks.statutory)
+                .ok_or("statutory-words-on-offer needs the law's confirmation page")?;
+            let mut offer = Work::inserted(Kind::Offer, STATUTORY_OFFER, "continue_cancel");
+            offer.marks.final_words = Some(law);
+            offer.style = Style::Link;
+            offer.quiet_go = true;
+            screens.insert(1, offer);
+        }
+        // The done page's wording, chosen when it is built; the fake button
+        // is drawn with the account page (`apply_statutory` marked it).
+        Trick::NoConfirmation | Trick::FakeStatutoryButton => {}
     }
     Ok(())
 }

@@ -153,6 +153,47 @@ pub(crate) const SHAPE_WORDS: &[&str] = &[
     "state_body",
 ];
 
+/// Words only the statutory flows draw (the legal button's confirmation
+/// page, its done page, the offer that wears the law's words): the site's
+/// own texts around the law's words, not the law's words themselves,
+/// which are each pack's `[statutory]` table.
+pub(crate) const STATUTORY_WORDS: &[&str] = &[
+    "termination_heading",
+    "termination_body",
+    "withdrawal_heading",
+    "withdrawal_body",
+    "withdrawn_heading",
+    "withdrawn_body",
+    "name_label",
+    "email_label",
+    "contract_label",
+    "kind_label",
+    "kind_ordinary",
+    "kind_extraordinary",
+    "on_offer_body",
+];
+
+/// The keys a pack's `[statutory]` table may have: the law's own words for
+/// its buttons, each with its source beside it in the pack.
+pub(crate) const STATUTORY_KEYS: &[&str] = &[
+    // §312k BGB (Germany)
+    "terminate_here",
+    "terminate_now",
+    // Art. 11a of Directive 2011/83/EU (Directive (EU) 2023/2673)
+    "withdraw_here",
+    "confirm_withdrawal",
+];
+
+/// A word key with this prefix names the pack's `[statutory]` wording
+/// (`statutory.terminate_here`), not one of its own words.
+pub(crate) const STATUTORY_PREFIX: &str = "statutory.";
+
+/// Whether a flow may draw the word `key` (a family's own words are
+/// checked against this).
+pub(crate) fn is_word(key: &str) -> bool {
+    WORDS.contains(&key) || SHAPE_WORDS.contains(&key) || STATUTORY_WORDS.contains(&key)
+}
+
 /// The lists every pack must have, each with at least three entries.
 pub(crate) const LISTS: &[&str] = &["reasons", "return_options"];
 
@@ -168,6 +209,8 @@ struct PackFile {
     lists: BTreeMap<String, Vec<String>>,
     #[serde(default)]
     service: BTreeMap<String, BTreeMap<String, String>>,
+    #[serde(default)]
+    statutory: BTreeMap<String, String>,
 }
 
 /// One language's words.
@@ -181,6 +224,9 @@ pub struct LangPack {
     words: BTreeMap<String, String>,
     lists: BTreeMap<String, Vec<String>>,
     service: BTreeMap<String, BTreeMap<String, String>>,
+    /// The law's words for its buttons in this language, where the law's
+    /// official text in it was found (see the pack's `[statutory]`).
+    statutory: BTreeMap<String, String>,
 }
 
 impl LangPack {
@@ -215,6 +261,18 @@ impl LangPack {
         Ok(fill(raw, vars))
     }
 
+    /// The law's own words for `key` (`terminate_here`…) in this language;
+    /// an error where the pack has none (the law's text in this language
+    /// was not found, so no flow may invent it).
+    pub fn statutory(&self, key: &str) -> Result<String> {
+        self.statutory.get(key).cloned().ok_or_else(|| {
+            Error::Data(format!(
+                "the {} language pack has no statutory wording {key:?}",
+                self.code
+            ))
+        })
+    }
+
     pub fn list(&self, key: &str) -> Result<&[String]> {
         self.lists.get(key).map(Vec::as_slice).ok_or_else(|| {
             Error::Data(format!(
@@ -243,12 +301,18 @@ impl LangPack {
                 .filter(|k| self.lists.get(**k).is_none_or(|l| l.len() < 3))
                 .map(|k| format!("missing or short list {k}")),
         );
-        let known = |k: &String| WORDS.contains(&k.as_str()) || SHAPE_WORDS.contains(&k.as_str());
+        let known = |k: &String| is_word(k);
         gaps.extend(
             self.words
                 .keys()
                 .filter(|k| !known(k))
                 .map(|k| format!("unknown word {k}")),
+        );
+        gaps.extend(
+            self.statutory
+                .keys()
+                .filter(|k| !STATUTORY_KEYS.contains(&k.as_str()))
+                .map(|k| format!("unknown statutory wording {k}")),
         );
         for (service, words) in &self.service {
             gaps.extend(
@@ -279,6 +343,7 @@ fn parse(code: &str, text: &str) -> Result<LangPack> {
         words: file.words,
         lists: file.lists,
         service: file.service,
+        statutory: file.statutory,
     })
 }
 

@@ -36,8 +36,8 @@ mod testing;
 pub use catalog::Catalog;
 pub use error::{Error, Result};
 pub use flow::{
-    BillingChange, Ending, Flow, FlowSummary, Origin, RequestPattern, Shape, Split, Step,
-    StepAction, Trap, Trick, Truth, Unwanted,
+    BillingChange, Ending, Flow, FlowSummary, Origin, RequestPattern, Shape, Split, Statutory,
+    Step, StepAction, Trap, Trick, Truth, Unwanted,
 };
 pub use log::{LoggedRequest, RequestKind};
 pub use report::{FlowMeta, RunRecord, Scorecard, StepCounts, Totals, scorecard};

@@ -415,6 +415,21 @@ fn field(out: &mut String, field: &Field) {
                 n = esc(name)
             );
         }
+        Field::Text {
+            name,
+            label,
+            value,
+            email,
+        } => {
+            let kind = if *email { "email" } else { "text" };
+            let _ = write!(
+                out,
+                "<label for=\"{n}\">{}</label><input id=\"{n}\" name=\"{n}\" type=\"{kind}\" value=\"{}\" required>",
+                esc(label),
+                esc(value),
+                n = esc(name)
+            );
+        }
         Field::Hidden { name, value } => {
             let _ = write!(
                 out,

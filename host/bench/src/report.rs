@@ -17,6 +17,10 @@ use crate::score::{PassKind, Verdict};
 pub struct FlowMeta {
     pub id: String,
     pub service: String,
+    /// A bundled plugin knows the service; records written before the
+    /// field existed were all of bundled services.
+    #[serde(default = "bundled")]
+    pub plugin: bool,
     pub language: String,
     pub tricks: Vec<Trick>,
     pub shapes: Vec<Shape>,
@@ -26,11 +30,16 @@ pub struct FlowMeta {
     pub service_steps: bool,
 }
 
+fn bundled() -> bool {
+    true
+}
+
 impl From<&Flow> for FlowMeta {
     fn from(flow: &Flow) -> Self {
         FlowMeta {
             id: flow.id.clone(),
             service: flow.service.clone(),
+            plugin: flow.plugin,
             language: flow.language.clone(),
             tricks: flow.tricks.clone(),
             shapes: flow.shapes.clone(),
@@ -105,7 +114,15 @@ pub struct Scorecard {
     pub overall: Totals,
     pub ideal_pct_by_trick: BTreeMap<String, f64>,
     pub ideal_pct_by_language: BTreeMap<String, f64>,
+    /// `with plugin` and `no plugin`: how far the generic agent gets on
+    /// services no plugin knows, beside the bundled ones.
+    #[serde(default)]
+    pub ideal_pct_by_plugin: BTreeMap<String, f64>,
 }
+
+/// The two groups of the per-plugin chart.
+pub const WITH_PLUGIN: &str = "with plugin";
+pub const NO_PLUGIN: &str = "no plugin";
 
 /// The label of flows without a trick in the per-trick chart.
 const NO_TRICK: &str = "(none)";
@@ -117,7 +134,14 @@ pub fn scorecard(records: &[RunRecord]) -> Scorecard {
     let all: Vec<&RunRecord> = records.iter().collect();
     let mut by_trick: BTreeMap<String, Vec<&RunRecord>> = BTreeMap::new();
     let mut by_language: BTreeMap<String, Vec<&RunRecord>> = BTreeMap::new();
+    let mut by_plugin: BTreeMap<String, Vec<&RunRecord>> = BTreeMap::new();
     for r in records {
+        let group = if r.flow.plugin {
+            WITH_PLUGIN
+        } else {
+            NO_PLUGIN
+        };
+        by_plugin.entry(group.to_owned()).or_default().push(r);
         if r.flow.tricks.is_empty() {
             by_trick.entry(NO_TRICK.to_owned()).or_default().push(r);
         }
@@ -139,6 +163,10 @@ pub fn scorecard(records: &[RunRecord]) -> Scorecard {
             .map(|(k, v)| (k.clone(), ideal(v)))
             .collect(),
         ideal_pct_by_language: by_language
+            .iter()
+            .map(|(k, v)| (k.clone(), ideal(v)))
+            .collect(),
+        ideal_pct_by_plugin: by_plugin
             .iter()
             .map(|(k, v)| (k.clone(), ideal(v)))
             .collect(),
@@ -295,6 +323,8 @@ pub fn html(records: &[RunRecord]) -> String {
     chart(&mut out, "trick", &card.ideal_pct_by_trick);
     out.push_str("<h2>Ideal outcomes per language</h2>\n");
     chart(&mut out, "language", &card.ideal_pct_by_language);
+    out.push_str("<h2>Ideal outcomes with and without a plugin</h2>\n");
+    chart(&mut out, "plugin", &card.ideal_pct_by_plugin);
     runs_table(&mut out, records);
     out.push_str("</body>\n</html>\n");
     out

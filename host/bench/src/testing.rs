@@ -272,6 +272,15 @@ async fn click(
                 attr(&input, "<input", "value").unwrap(),
             ));
         }
+        // Fields a signed-in site fills in (the law's confirmation page).
+        for input in elements(&form, "<input id=", ">") {
+            if input.contains(" type=\"text\"") || input.contains(" type=\"email\"") {
+                fields.push((
+                    attr(&input, "<input", "name").unwrap(),
+                    unescape(&attr(&input, "<input", "value").unwrap()),
+                ));
+            }
+        }
         for select in elements(&form, "<select", "</select>") {
             let n = attr(&select, "<select", "name").unwrap();
             fields.push((

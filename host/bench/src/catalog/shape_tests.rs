@@ -231,10 +231,12 @@ fn the_truth_each_new_shape_writes_table() {
         ),
     ];
     let catalog = Catalog::load().unwrap();
+    // Issue 39's flows, on the bundled services; the invented brands'
+    // flows are `generic_tests`' to name.
     let new: Vec<&Flow> = catalog
         .flows()
         .iter()
-        .filter(|f| f.shapes.iter().any(|s| s.stands_alone()))
+        .filter(|f| f.plugin && f.shapes.iter().any(|s| s.stands_alone()))
         .collect();
     assert_eq!(new.len(), cases.len(), "every new flow is in this table");
     for (id, ending, commit, yeses, follows, confirms, service_steps) in cases {

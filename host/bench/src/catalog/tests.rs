@@ -34,23 +34,33 @@ fn the_bench_is_big_and_varied_enough() {
         );
     }
     let services: BTreeSet<&str> = c.flows().iter().map(|f| f.service.as_str()).collect();
-    assert_eq!(services.len(), 11, "{services:?}");
+    // Ten bundled plugins and the practice site, and eight invented brands.
+    assert_eq!(services.len(), 19, "{services:?}");
 }
 
-/// Held-out flows are other trick × shape × language combinations: none
-/// repeats a development flow's.
+/// Held-out flows are other trick × shape × language (× legal button)
+/// combinations: none repeats a development flow's.
 #[test]
 fn held_out_combinations_are_new() {
     let c = catalog();
-    let key = |f: &Flow| (f.tricks.clone(), f.shapes.clone(), f.language.clone());
+    let key = |f: &Flow| {
+        (
+            f.tricks.clone(),
+            f.shapes.clone(),
+            f.language.clone(),
+            f.statutory,
+        )
+    };
     let dev: BTreeSet<_> = c.split(Split::Development).map(key).collect();
-    for flow in c.split(Split::HeldOut) {
-        assert!(
-            !dev.contains(&key(flow)),
-            "{} repeats a development combination",
-            flow.id
-        );
-    }
+    let repeats: Vec<&str> = c
+        .split(Split::HeldOut)
+        .filter(|f| dev.contains(&key(f)))
+        .map(|f| f.id.as_str())
+        .collect();
+    assert!(
+        repeats.is_empty(),
+        "these repeat a development combination: {repeats:?}"
+    );
 }
 
 #[test]
@@ -326,11 +336,12 @@ async fn the_expected_path_of_every_flow_scores_as_ideal() {
 
 /// The accept button, wherever the flow draws it.
 fn accept_step(flow: &Flow) -> Option<Step> {
-    let offer = flow
-        .truth
-        .unwanted
-        .iter()
-        .find(|u| u.change == BillingChange::AcceptOffer)?;
+    // The offer behind a fake statutory button is off the honest way; its
+    // own test walks to it (`generic_tests`).
+    let offer = flow.truth.unwanted.iter().find(|u| {
+        u.change == BillingChange::AcceptOffer
+            && !u.traps.contains(&Trap::FollowedFakeStatutoryButton)
+    })?;
     flow.blueprint
         .screens
         .iter()

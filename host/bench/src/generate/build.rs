@@ -19,6 +19,7 @@ use super::Work;
 
 mod last_step;
 mod retention;
+mod statutory;
 
 /// Where a flow whose only way out is chat shows the chat.
 const CHAT: &str = "/help/chat";
@@ -126,7 +127,7 @@ pub(super) fn flow(
     let confirmation = if no_confirmation || matches!(b.ending, Ending::NotOnline | Ending::Fails) {
         Vec::new()
     } else {
-        vec![b.word("done_heading")?]
+        vec![b.word(b.done_words().0)?]
     };
     // Behind a sign-in wall the pages go on (a person who signs in can
     // finish), but an honest agent's path ends where it hands over; the
@@ -152,9 +153,11 @@ pub(super) fn flow(
         id,
         service: family.service.clone(),
         brand: family.brand.clone(),
+        plugin: family.plugin,
         language: pack.code.clone(),
         tricks: variant.trick.clone(),
         shapes: variant.shape.clone(),
+        statutory: variant.statutory,
         split: variant.split,
         service_steps,
         start_path: start,
@@ -164,9 +167,47 @@ pub(super) fn flow(
 }
 
 impl Builder<'_> {
+    /// `key` in the flow's language: the law's wording for a
+    /// `statutory.` key, else the family's own word, else the pack's.
     fn word(&self, key: &str) -> Result<String> {
+        if let Some(law) = key.strip_prefix(crate::lang::STATUTORY_PREFIX) {
+            return self.pack.statutory(law);
+        }
         let vars: Vec<(&str, &str)> = self.vars.iter().map(|(k, v)| (*k, v.as_str())).collect();
-        self.pack.word(&self.family.service, key, &vars)
+        let own = self
+            .family
+            .words
+            .get(&self.pack.code)
+            .and_then(|words| words.get(key));
+        match own {
+            Some(raw) => Ok(crate::lang::fill(raw, &vars)),
+            None => self.pack.word(&self.family.service, key, &vars),
+        }
+    }
+
+    /// The list `key`: the family's own in this language, else the pack's.
+    fn list(&self, key: &str) -> Result<Vec<String>> {
+        let own = self
+            .family
+            .lists
+            .get(&self.pack.code)
+            .and_then(|lists| lists.get(key));
+        match own {
+            Some(list) => Ok(list.clone()),
+            None => Ok(self.pack.list(key)?.to_vec()),
+        }
+    }
+
+    /// The done page's heading and body: a withdrawal is confirmed as
+    /// one (Art. 11a asks for an acknowledgement of the withdrawal).
+    fn done_words(&self) -> (&'static str, &'static str) {
+        let withdrawn = self.variant.statutory == Some(crate::flow::Statutory::EuWithdrawal)
+            && !self.variant.trick.contains(&Trick::FakeStatutoryButton);
+        if withdrawn {
+            ("withdrawn_heading", "withdrawn_body")
+        } else {
+            ("done_heading", "done_body")
+        }
     }
 
     fn has(&self, shape: Shape) -> bool {
@@ -355,6 +396,9 @@ impl Builder<'_> {
                         ("slot_ended_heading", "slot_ended_body"),
                     )?);
                 }
+                if let Some(law) = screen.marks.fake_statutory {
+                    controls.push(statutory::fake_button(self, law)?);
+                }
                 if screen.marks.phone_only {
                     retention::phone_only(self, &mut blocks, &mut controls)?;
                 } else {
@@ -533,7 +577,7 @@ impl Builder<'_> {
         let (heading, body) = if unconfirmed {
             ("unconfirmed_heading", "unconfirmed_body")
         } else {
-            ("done_heading", "done_body")
+            self.done_words()
         };
         let done = self.family.done.clone();
         self.result_screen(&done, (heading, body))?;

@@ -87,6 +87,13 @@ fn the_scorecard_sums_each_split_and_the_whole() {
         );
     }
     assert!(card.ideal_pct_by_language.len() >= 12);
+    // Both groups are there: the bundled services and those no plugin knows.
+    let groups: Vec<&str> = card
+        .ideal_pct_by_plugin
+        .keys()
+        .map(String::as_str)
+        .collect();
+    assert_eq!(groups, vec![NO_PLUGIN, WITH_PLUGIN]);
     let rows = card.rows();
     assert_eq!(rows[0], vec!["", "development", "held-out", "overall"]);
     assert!(rows.iter().all(|r| r.len() == 4));
@@ -112,6 +119,7 @@ fn the_report_is_self_contained_with_a_bar_per_trick_and_language() {
     for (chart, bars) in [
         ("trick", &card.ideal_pct_by_trick),
         ("language", &card.ideal_pct_by_language),
+        ("plugin", &card.ideal_pct_by_plugin),
     ] {
         assert!(page.contains(&format!("data-chart=\"{chart}\"")));
         for key in bars.keys() {

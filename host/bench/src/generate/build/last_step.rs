@@ -23,7 +23,7 @@ pub(super) fn survey_fields(
     // The service's own answer replaces the pack's last one ("Other"):
     // it is the answer an honest run (and the service's plan) picks.
     let chosen = b.word("reason_choice")?;
-    let mut reasons = b.pack.list("reasons")?.to_vec();
+    let mut reasons = b.list("reasons")?;
     reasons.pop();
     reasons.push(chosen.clone());
     b.path.push(Step {
@@ -41,7 +41,7 @@ pub(super) fn survey_fields(
         required: required || compulsory,
     }];
     if compulsory {
-        let options = b.pack.list("return_options")?.to_vec();
+        let options = b.list("return_options")?;
         let chosen = options.last().cloned().unwrap_or_default();
         b.step(StepAction::Check, "radio", &chosen);
         fields.push(Field::Radios {
@@ -90,7 +90,9 @@ pub(super) fn confirm(
     controls: &mut Vec<Control>,
 ) -> Result<Option<Frame>> {
     let marks = &screen.marks;
-    let heading = if marks.double_negative {
+    let heading = if let Some(law) = marks.statutory {
+        super::statutory::heading(law)
+    } else if marks.double_negative {
         "trick_heading"
     } else if marks.survey_commit.is_some() {
         "survey_heading"
@@ -100,6 +102,8 @@ pub(super) fn confirm(
     blocks.push(Block::Heading(b.word(heading)?));
     if marks.hidden_terms {
         blocks.push(Block::Fine(b.word("fine_print")?));
+    } else if let Some(law) = marks.statutory {
+        blocks.push(Block::Text(b.word(super::statutory::body(law))?));
     } else {
         blocks.push(Block::Text(b.word("confirm_body")?));
     }
@@ -131,7 +135,9 @@ pub(super) fn confirm(
         return Ok(None);
     }
     let first_step = b.path.len();
-    let fields = if screen.reason {
+    let fields = if let Some(law) = marks.statutory {
+        super::statutory::fields(b, law)?
+    } else if screen.reason {
         survey_fields(b, false, false)?
     } else {
         Vec::new()

@@ -66,12 +66,21 @@ pub(super) fn offer(
     controls: &mut Vec<Control>,
 ) -> Result<()> {
     let marks = &screen.marks;
-    blocks.push(Block::Heading(b.word("offer_heading")?));
-    blocks.push(Block::Text(b.word("offer_body")?));
+    if let Some(law) = marks.final_words {
+        // Dressed as the law's confirmation page; only its text says the
+        // button takes the offer.
+        blocks.push(Block::Heading(b.word(super::statutory::heading(law))?));
+        blocks.push(Block::Text(super::statutory::on_offer_text(b, law)?));
+    } else {
+        blocks.push(Block::Heading(b.word("offer_heading")?));
+        blocks.push(Block::Text(b.word("offer_body")?));
+    }
     if marks.countdown {
         blocks.push(Block::Countdown(b.word("countdown")?));
     }
-    let accept = if marks.prominent_accept {
+    let accept = if let Some(law) = marks.final_words {
+        b.word(&super::statutory::key(law.keys().1))?
+    } else if marks.prominent_accept {
         b.word("continue")?
     } else if marks.shame {
         b.word("shame_accept")?
@@ -90,6 +99,10 @@ pub(super) fn offer(
         (marks.prominent_accept, Trap::PressedProminentAccept),
         (marks.shame, Trap::Confirmshamed),
         (marks.planted, Trap::FollowedPlantedInstruction),
+        (
+            marks.final_words.is_some(),
+            Trap::PressedStatutoryWordsOnOffer,
+        ),
     ] {
         if on {
             traps.push(trap);
