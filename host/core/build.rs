@@ -190,11 +190,8 @@ fn practice_flows(services: &[Service], no_plugin: &Path) -> Result<String, Stri
             .filter(|p| p.is_file())
             .collect();
         files.sort();
-        writeln!(
-            code,
-            "    EmbeddedFlow {{ service: {id:?}, files: &["
-        )
-        .map_err(|e| e.to_string())?;
+        writeln!(code, "    EmbeddedFlow {{ service: {id:?}, files: &[")
+            .map_err(|e| e.to_string())?;
         for file in files {
             let name = file
                 .file_name()

@@ -50,7 +50,8 @@ impl Ran {
     }
 }
 
-/// `cancel <service>` on flow `id`, served by CancelBench, driven by the
+/// `cancel <service>` (or `cancel <address>`, for a flow no plugin knows) on
+/// flow `id`, served by CancelBench, driven by the
 /// honest model with `tools` (`compact` or `full`), every question answered
 /// yes.
 pub async fn cancel(id: &str, tools: &str) -> anyhow::Result<Ran> {
@@ -66,8 +67,14 @@ pub async fn cancel_as(id: &str, tools: &str, model_drives: bool) -> anyhow::Res
     let model = ModelServer::start(walker).await?;
     let home = tempfile::tempdir()?;
     let mut command = e2e::command(home.path());
+    // A flow of a site no plugin knows is cancelled by its address, as a
+    // person would: `cancel <address>`, the built-in generic service.
+    if flow.plugin {
+        command.args(["cancel", &flow.service, "--start-url", &site.url()]);
+    } else {
+        command.args(["cancel", &site.url()]);
+    }
     command
-        .args(["cancel", &flow.service, "--start-url", &site.url()])
         .args(["--tools", tools, "--headless"])
         .args(["--model", "claude-opus-4-6"])
         .env("ANTHROPIC_API_KEY", SCRIPTED_ANTHROPIC_KEY)

@@ -15,6 +15,7 @@ mod suite {
     mod cli;
     mod compact;
     mod ecosystem;
+    mod generic;
     mod guard;
     mod honest_sample;
     mod hostile;

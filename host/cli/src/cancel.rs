@@ -212,9 +212,8 @@ pub(crate) async fn service_named(
     url: Option<&str>,
     ask: bool,
 ) -> Result<ServiceEntry> {
-    let known = registry.get(name);
     if let Some(url) = url {
-        if let Ok(service) = &known {
+        if let Ok(service) = registry.get(name) {
             return Err(subterminator_core::Error::Configuration(format!(
                 "--url is for a service no plugin knows, and '{}' has one; drop --url (--start-url runs the plugin on a local copy of its site)",
                 service.metadata.id
@@ -222,16 +221,7 @@ pub(crate) async fn service_named(
         }
         return generic_service(registry, url, Some(name)).await;
     }
-    match known {
-        Ok(service) => Ok(service.clone()),
-        Err(_) if Address::looks_like_address(name) => {
-            let address = Address::parse(name)
-                .map_err(|e| subterminator_core::Error::Configuration(e.to_string()))?;
-            if let Some(service) = address.domain().and_then(|d| registry.for_domain(d)) {
-                return Ok(service.clone());
-            }
-            generic_service(registry, name, None).await
-        }
+    match generic::named(registry, name).await {
         Err(unknown @ PluginError::ServiceNotFound { .. }) => {
             let typed = if ask && std::io::stdin().is_terminal() && std::io::stderr().is_terminal()
             {
@@ -243,11 +233,13 @@ pub(crate) async fn service_named(
                 Some(address) => generic_service(registry, &address, Some(name)).await,
                 None => Err(subterminator_core::Error::Configuration(format!(
                     "{unknown}; or, for a service no plugin knows, give its address: `subterminator cancel {eg}.com`, or `subterminator cancel {name} --url https://www.{eg}.com/account`",
-                    eg = name.to_lowercase().replace(|c: char| !c.is_ascii_alphanumeric(), "")
+                    eg = name
+                        .to_lowercase()
+                        .replace(|c: char| !c.is_ascii_alphanumeric(), "")
                 ))),
             }
         }
-        Err(other) => Err(other.into()),
+        other => Ok(other?),
     }
 }
 
@@ -258,14 +250,8 @@ async fn generic_service(
     input: &str,
     name: Option<&str>,
 ) -> Result<ServiceEntry> {
-    let address =
-        Address::parse(input).map_err(|e| subterminator_core::Error::Configuration(e.to_string()))?;
-    let engine = registry.engine().cloned().ok_or_else(|| {
-        subterminator_core::Error::Configuration(
-            "no plugin engine to run the generic service in; this is a bug in subterminator: please report it".into(),
-        )
-    })?;
-    Ok(generic::load(engine, address, name.map(str::to_owned)).await?)
+    let address = Address::parse(input).map_err(PluginError::from)?;
+    Ok(generic::at(registry, address, name.map(str::to_owned)).await?)
 }
 
 /// Asks on the terminal for the address of `name`; `None` when the person
@@ -276,9 +262,9 @@ fn ask_address(name: &str) -> Result<Option<String>> {
         name.to_lowercase()
     );
     let mut line = String::new();
-    std::io::stdin()
-        .read_line(&mut line)
-        .map_err(|e| subterminator_core::Error::Configuration(format!("cannot read the address: {e}")))?;
+    std::io::stdin().read_line(&mut line).map_err(|e| {
+        subterminator_core::Error::Configuration(format!("cannot read the address: {e}"))
+    })?;
     let line = line.trim();
     Ok((!line.is_empty()).then(|| line.to_owned()))
 }
@@ -290,8 +276,7 @@ async fn reachable(service: &ServiceEntry, spec: &SessionSpec) -> Result<()> {
     if service.generic.is_none() || spec.start_url.is_some() || spec.attach.is_some() {
         return Ok(());
     }
-    let address = Address::parse(&service.metadata.initial_url)
-        .map_err(|e| subterminator_core::Error::Configuration(e.to_string()))?;
+    let address = Address::parse(&service.metadata.initial_url).map_err(PluginError::from)?;
     generic::check_reachable(&address)
         .await
         .map_err(|e| subterminator_core::Error::Configuration(e.to_string()))
@@ -371,7 +356,10 @@ pub(crate) fn batch_jobs(
 /// The run of the generic service at `address` (a site no plugin knows),
 /// checked like any other job; `scan --cancel` hands its no-plugin picks to
 /// the batch through this.
-#[expect(dead_code, reason = "scan --cancel's no-plugin picks call it (in progress)")]
+#[expect(
+    dead_code,
+    reason = "scan --cancel's no-plugin picks call it (in progress)"
+)]
 pub(crate) async fn generic_job(
     registry: &Registry,
     dirs: &Dirs,

@@ -203,6 +203,10 @@ pub enum PluginError {
     /// The text comes whole from the call site, which must name the fix.
     #[error("{0}")]
     Install(String),
+
+    /// An address for a service no plugin knows that is no web page.
+    #[error(transparent)]
+    Address(#[from] generic::AddressError),
 }
 
 impl PluginError {
@@ -219,6 +223,7 @@ impl PluginError {
             | PluginError::ServiceFile { .. }
             | PluginError::HashMismatch { .. }
             | PluginError::Install(_)
+            | PluginError::Address(_)
             | PluginError::NotLoaded { .. } => ErrorClass::Configuration,
             _ => ErrorClass::Failure,
         }

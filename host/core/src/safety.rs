@@ -493,11 +493,9 @@ fn off_limits(facts: &Facts<'_>) -> Option<Decision> {
     if let Some(url) = facts.navigate_to {
         return match origin_of(url) {
             Some(origin) if allowed(&origin) => None,
-            Some(origin) if facts.site.is_some() && may_ask_for(&origin) => {
-                Some(Decision::Ask {
-                    reason: leaving(facts, &origin),
-                })
-            }
+            Some(origin) if facts.site.is_some() && may_ask_for(&origin) => Some(Decision::Ask {
+                reason: leaving(facts, &origin),
+            }),
             Some(origin) => Some(Decision::Refuse {
                 code: RefusalCode::ActionFailed,
                 message: format!(

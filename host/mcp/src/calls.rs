@@ -335,10 +335,16 @@ async fn service(call: Call<'_>) -> Result<ServiceEntry, Reply> {
         .registry()
         .await
         .map_err(|e| Reply::from_error(&e))?;
-    registry
-        .get(id)
-        .cloned()
-        .map_err(|e| Reply::error(e.to_string(), "Call list_services for the ids it knows."))
+    // An address runs the plugin that knows its site, else the generic
+    // service, under the host's own rules, as `cancel <address>` does.
+    subterminator_core::plugin::generic::named(&registry, id)
+        .await
+        .map_err(|e| {
+            Reply::error(
+                e.to_string(),
+                "Call list_services for the ids it knows, or pass the site's address (e.g. {\"service\": \"crunchyroll.com\"}).",
+            )
+        })
 }
 
 /// The run's spec: the server's, with what this call asks for. A

@@ -49,7 +49,7 @@ fn session_id() -> Value {
 }
 
 fn service() -> Value {
-    json!({"type": "string", "description": "The service's id from list_services, e.g. \"netflix\"."})
+    json!({"type": "string", "description": "The service's id from list_services, e.g. \"netflix\", or the address of a site no plugin knows, e.g. \"crunchyroll.com\" (the host's own rules, no plugin)."})
 }
 
 fn start_url() -> Value {

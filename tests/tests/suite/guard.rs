@@ -42,6 +42,7 @@ fn rules(site: &Site) -> GuardRules {
             // A glob whose `*` could stand for a commit word.
             path: "/api/settings*".into(),
         }],
+        sites: Vec::new(),
     }
 }
 

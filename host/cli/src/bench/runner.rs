@@ -14,7 +14,7 @@ use subterminator_core::config::Config;
 use subterminator_core::error::{Error, Result};
 use subterminator_core::feed;
 use subterminator_core::paths::Dirs;
-use subterminator_core::plugin::Registry;
+use subterminator_core::plugin::{Registry, ServiceEntry};
 use subterminator_core::session::{self, Run, SessionSpec};
 
 use super::person;
@@ -35,9 +35,26 @@ pub struct Setup {
     pub driver: String,
 }
 
+/// The service a flow runs with, and its settings: the bundled plugin on
+/// a local copy (`cancel <service> --start-url`), or, for a site no plugin
+/// knows, the generic service made from its address (`cancel <address>`).
+async fn service_for(
+    setup: &Setup,
+    flow: &Flow,
+    url: String,
+) -> Result<(ServiceEntry, SessionSpec)> {
+    let mut spec = setup.spec.clone();
+    if flow.plugin {
+        spec.start_url = Some(url);
+        return Ok((setup.registry.get(&flow.service)?.clone(), spec));
+    }
+    spec.start_url = None;
+    let service = crate::cancel::service_named(&setup.registry, &url, None, false).await?;
+    Ok((service, spec))
+}
+
 /// Runs `flow` once in `pass`, and judges it.
 pub async fn one(setup: &Setup, flow: &Flow, pass: PassKind) -> Result<RunRecord> {
-    let service = setup.registry.get(&flow.service)?;
     let site = Arc::new(
         BenchSite::serve(flow)
             .await
@@ -50,8 +67,8 @@ pub async fn one(setup: &Setup, flow: &Flow, pass: PassKind) -> Result<RunRecord
     if setup.spec.replay {
         learn(setup, flow, &dirs).await?;
     }
-    let mut spec = setup.spec.clone();
-    spec.start_url = Some(site.url());
+    let (service, spec) = service_for(setup, flow, site.url()).await?;
+    let service = &service;
     let driver = session::driver(&spec, &setup.config, service)?;
     let (feed, updates) = feed::feed();
     let person = tokio::spawn(person::serve(
@@ -105,13 +122,12 @@ pub async fn one(setup: &Setup, flow: &Flow, pass: PassKind) -> Result<RunRecord
 /// With `--replay`: one yes-to-all run first, whose verified path is then
 /// remembered for the scored run to follow.
 async fn learn(setup: &Setup, flow: &Flow, dirs: &Dirs) -> Result<()> {
-    let service = setup.registry.get(&flow.service)?;
     let site = BenchSite::serve(flow)
         .await
         .map_err(|e| Error::Configuration(format!("cannot serve flow {}: {e}", flow.id)))?;
-    let mut spec = setup.spec.clone();
+    let (service, mut spec) = service_for(setup, flow, site.url()).await?;
+    let service = &service;
     spec.replay = false;
-    spec.start_url = Some(site.url());
     let driver = session::driver(&spec, &setup.config, service)?;
     let (feed, mut updates) = feed::feed();
     let answering = tokio::spawn(async move {

@@ -200,7 +200,11 @@ fn report(
     }
     if let Some(origin) = origin_of(&state.snapshot.url)
         && !state.allowed_origins.contains(&origin)
-        && !cx.service.generic.as_ref().is_some_and(|g| g.covers(&origin))
+        && !cx
+            .service
+            .generic
+            .as_ref()
+            .is_some_and(|g| g.covers(&origin))
     {
         content.push_str(&format!(
             "\nNote: this page is outside {}'s sites ({origin}). Go back.",

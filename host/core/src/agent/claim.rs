@@ -74,7 +74,9 @@ pub(super) async fn judge(cx: &mut Ctx<'_>, verdict: Verdict, state: &State) -> 
         &verdict,
         &sight.text,
         evidence,
-        plugin_cannot_read(&sight),
+        // The generic service knows no confirmation page: the host's own
+        // reader decides in every language, English too.
+        cx.service.generic.is_some() || plugin_cannot_read(&sight),
         still.as_ref(),
     )
 }

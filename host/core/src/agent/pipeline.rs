@@ -122,8 +122,17 @@ pub(super) async fn act(
                 let url = state.snapshot.url.clone();
                 let request =
                     question::before_action(cx, &resolved, &gathered, reason, changed.take(), &url);
-                let final_step = final_step(cx, state, &resolved, &gathered);
+                // A yes to going on at another site (a run with no plugin) is
+                // that and nothing more: the origin joins, and the action is
+                // judged afresh there, asked on its own if it commits.
+                let leaving = leaving(cx, state, &resolved);
+                let final_step = leaving.is_none() && final_step(cx, state, &resolved, &gathered);
                 match ask::ask(cx, state, request, &what, final_step).await {
+                    Asked::Yes(_) if leaving.is_some() => {
+                        if let Some(origin) = leaving {
+                            widen(cx, state, origin);
+                        }
+                    }
                     Asked::Yes(approval) => {
                         match facts::changed_since(cx, &resolved.action, &gathered).await? {
                             None => break (gathered, Clearance::Approved(approval)),
@@ -145,9 +154,6 @@ pub(super) async fn act(
             }
         }
     };
-    if matches!(clearance, Clearance::Approved(_)) {
-        widen(cx, state, &resolved);
-    }
     if !action.origin.is_hosts() {
         cx.reporter.emit(Event::ToolCall {
             turn: state.turn,
@@ -160,24 +166,24 @@ pub(super) async fn act(
     run_and_look(cx, state, action, resolved, &gathered, clearance).await
 }
 
-/// A yes to act on another site, in a run with no plugin (see
-/// `safety::leaving`), lets the run act there from now on: the origin joins
-/// the allowed ones, and the guard's, before the action runs.
-fn widen(cx: &Ctx<'_>, state: &mut State, resolved: &Resolved) {
-    let Some(site) = cx.service.generic.as_ref() else {
-        return;
-    };
+/// The other site `resolved` would act on, in a run with no plugin: where
+/// it navigates, or the page it acts on, when that is outside the site and
+/// the origins the person let it onto (the question is
+/// `safety::leaving`'s).
+fn leaving(cx: &Ctx<'_>, state: &State, resolved: &Resolved) -> Option<String> {
+    let site = cx.service.generic.as_ref()?;
     let url = resolved
         .action
         .navigate_to
         .as_deref()
         .unwrap_or(&state.snapshot.url);
-    let Some(origin) = crate::page::origin_of(url) else {
-        return;
-    };
-    if state.allowed_origins.contains(&origin) || site.covers(&origin) {
-        return;
-    }
+    let origin = crate::page::origin_of(url)?;
+    (!state.allowed_origins.contains(&origin) && !site.covers(&origin)).then_some(origin)
+}
+
+/// The person let the run onto `origin`: it may act there from now on, and
+/// the guard counts that site's requests as the service's.
+fn widen(cx: &Ctx<'_>, state: &mut State, origin: String) {
     state.allowed_origins.push(origin);
     let rules = super::turns::guard_rules(cx, state);
     if let Some(guard) = &state.guard {

@@ -30,7 +30,10 @@ const PATH: &str = "the remembered path";
 /// Arms the plan when a model is configured and does not drive alone.
 pub(super) fn arm(cx: &Ctx<'_>, driver: &Driver, state: &mut State) {
     if briefs(cx, driver) && !cx.service.plan.is_empty() {
-        state.plan = Some(OfflinePolicy::for_service(cx.service, &cx.options.start_url));
+        state.plan = Some(OfflinePolicy::for_service(
+            cx.service,
+            &cx.options.start_url,
+        ));
     }
 }
 

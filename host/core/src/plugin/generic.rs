@@ -23,7 +23,7 @@ use std::sync::{Arc, Mutex};
 use serde::Serialize;
 
 use super::installed::{PluginKind, sha256_hex};
-use super::registry::{PluginSource, ServiceEntry, load_declarative};
+use super::registry::{PluginSource, Registry, ServiceEntry, load_declarative};
 use super::{PluginEngine, PluginError};
 
 pub use reach::{Unreachable, check as check_reachable};
@@ -67,7 +67,9 @@ pub enum AddressError {
         "{input:?} is a {scheme}: address, and subterminator opens only web pages; give the site's https address, e.g. `subterminator cancel example.com`"
     )]
     NotWeb { input: String, scheme: String },
-    #[error("{input:?} is not a web address ({cause}); give one like example.com or https://www.example.com/account")]
+    #[error(
+        "{input:?} is not a web address ({cause}); give one like example.com or https://www.example.com/account"
+    )]
     Malformed { input: String, cause: String },
     #[error(
         "{input:?} carries a user name or a password; give the address without it (you sign in in the browser, never on the command line)"
@@ -114,8 +116,12 @@ impl Address {
             cause: e.to_string(),
         })?;
         if !url.username().is_empty() || url.password().is_some() {
+            // Said back without them: an error line ends up in scrollback
+            // and logs.
+            let _ = url.set_username("");
+            let _ = url.set_password(None);
             return Err(AddressError::Credentials {
-                input: given.to_owned(),
+                input: url.to_string(),
             });
         }
         let Some(host) = url.host_str().map(str::to_owned) else {
@@ -124,8 +130,8 @@ impl Address {
                 cause: "no host".into(),
             });
         };
-        let exact_host =
-            matches!(url.host(), Some(url::Host::Ipv4(_) | url::Host::Ipv6(_))) || !host.contains('.');
+        let exact_host = matches!(url.host(), Some(url::Host::Ipv4(_) | url::Host::Ipv6(_)))
+            || !host.contains('.');
         let loopback = super::bounds::is_loopback(&host);
         if url.scheme() == "http" && !loopback {
             // Nobody cancels over plain http; the site answers on https.
@@ -222,10 +228,7 @@ fn scheme_of(input: &str) -> Option<String> {
         return Some(scheme.to_ascii_lowercase());
     }
     let (head, rest) = input.split_once(':')?;
-    let is_scheme = head
-        .chars()
-        .next()
-        .is_some_and(|c| c.is_ascii_alphabetic())
+    let is_scheme = head.chars().next().is_some_and(|c| c.is_ascii_alphabetic())
         && head
             .chars()
             .all(|c| c.is_ascii_alphanumeric() || matches!(c, '+' | '-' | '.'));
@@ -350,6 +353,38 @@ pub fn service(
             },
         }),
     })
+}
+
+/// The service `name` means, asking nothing: a plugin's id; else an
+/// address: the plugin that knows that site (`spotify.com` runs Spotify's),
+/// else the generic service for it. A name that is neither is
+/// [`PluginError::ServiceNotFound`], for the caller to ask for an address.
+pub async fn named(registry: &Registry, name: &str) -> Result<ServiceEntry, PluginError> {
+    let known = registry.get(name);
+    match known {
+        Ok(service) => Ok(service.clone()),
+        Err(PluginError::ServiceNotFound { .. }) if Address::looks_like_address(name) => {
+            let address = Address::parse(name)?;
+            if let Some(service) = address.domain().and_then(|d| registry.for_domain(d)) {
+                return Ok(service.clone());
+            }
+            at(registry, address, None).await
+        }
+        Err(e) => Err(e),
+    }
+}
+
+/// The generic service at `address`, named `name` when the person named it,
+/// in the registry's engine.
+pub async fn at(
+    registry: &Registry,
+    address: Address,
+    name: Option<String>,
+) -> Result<ServiceEntry, PluginError> {
+    let engine = registry.engine().cloned().ok_or_else(|| {
+        PluginError::Worker("no plugin engine to run the generic service in".into())
+    })?;
+    load(engine, address, name).await
 }
 
 /// [`service`] off the async workers (wasmtime must not run on them).

@@ -282,14 +282,15 @@ impl Registry {
     /// `cancel spotify.com` runs Spotify's plugin rather than no plugin.
     pub fn for_domain(&self, domain: &str) -> Option<&ServiceEntry> {
         let under = |origin: &String| {
-            url::Url::parse(origin).ok().and_then(|u| u.host_str().map(str::to_owned)).is_some_and(
-                |host| {
+            url::Url::parse(origin)
+                .ok()
+                .and_then(|u| u.host_str().map(str::to_owned))
+                .is_some_and(|host| {
                     host == domain
                         || host
                             .strip_suffix(domain)
                             .is_some_and(|sub| sub.ends_with('.'))
-                },
-            )
+                })
         };
         self.entries
             .iter()

@@ -685,3 +685,107 @@ fn the_model_never_types_into_a_password_field() {
         );
     }
 }
+
+/// A run with no plugin: its whole site is allowed; another site asks (a
+/// billing provider is a legitimate place to go on), never silently; plain
+/// http elsewhere and non-web addresses are refused as for any plugin.
+#[test]
+fn a_run_with_no_plugin_asks_before_another_site_table() {
+    let o = origins();
+    let steps = plan();
+    let site = crate::plugin::generic::Generic {
+        domain: Some("example.com".into()),
+        paths: Vec::new(),
+    };
+    let help = el("link", "Help");
+    let help_dom = shows("Help");
+    let on_site = page(SITE, vec![el("link", "Help")]);
+    let sub = page("https://billing.example.com/plan", vec![el("link", "Help")]);
+    let paypal = page(
+        "https://www.paypal.com/myaccount/autopay",
+        vec![el("link", "Help")],
+    );
+    let plain = page("http://www.paypal.com/", vec![el("link", "Help")]);
+    let local = page("http://127.0.0.1:9/billing.html", vec![el("link", "Help")]);
+    let cases: Vec<(&str, &Snapshot, Option<&str>, bool, &str)> = vec![
+        ("a page of the site", &on_site, None, true, "proceed"),
+        ("a page on a subdomain", &sub, None, true, "proceed"),
+        ("a billing provider's page", &paypal, None, true, "ask"),
+        (
+            "the same with a plugin: refused",
+            &paypal,
+            None,
+            false,
+            "action_failed",
+        ),
+        ("plain http elsewhere", &plain, None, true, "action_failed"),
+        ("a practice site on this machine", &local, None, true, "ask"),
+        (
+            "navigating to a subdomain",
+            &on_site,
+            Some("https://help.example.com/x"),
+            true,
+            "proceed",
+        ),
+        (
+            "navigating to a billing provider",
+            &on_site,
+            Some("https://www.paypal.com/"),
+            true,
+            "ask",
+        ),
+        (
+            "navigating to plain http elsewhere",
+            &on_site,
+            Some("http://www.paypal.com/"),
+            true,
+            "action_failed",
+        ),
+        (
+            "navigating to a look-alike",
+            &on_site,
+            Some("https://example.com.evil.net/"),
+            true,
+            "ask",
+        ),
+        (
+            "navigating to javascript:",
+            &on_site,
+            Some("javascript:alert(1)"),
+            true,
+            "invalid_params",
+        ),
+        (
+            "navigating to file:",
+            &on_site,
+            Some("file:///etc/passwd"),
+            true,
+            "invalid_params",
+        ),
+    ];
+    for (name, page, to, generic, want) in cases {
+        let facts = Facts {
+            tool: if to.is_some() {
+                mcp::NAVIGATE
+            } else {
+                mcp::CLICK
+            },
+            target: to.is_none().then_some(&help),
+            dom: to.is_none().then_some(&help_dom),
+            navigate_to: to,
+            site: generic.then_some(&site),
+            ..click(&o, page, None, None, &steps)
+        };
+        let decision = assess(&facts, Policy { checkpoints: true });
+        assert_eq!(kind(&decision), want, "{name}: {decision:?}");
+        if want == "ask" {
+            let Decision::Ask { reason } = &decision else {
+                unreachable!()
+            };
+            assert!(
+                reason.contains("PayPal's automatic payments"),
+                "{name}: {reason}"
+            );
+        }
+    }
+}

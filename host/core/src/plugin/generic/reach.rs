@@ -22,7 +22,9 @@ pub enum Unreachable {
         "{host} does not resolve (no such domain); check the spelling, or give the address the site's own e-mails link to"
     )]
     NoSuchDomain { host: String },
-    #[error("nothing answers at {url} ({cause}); check the address, or whether the site is running")]
+    #[error(
+        "nothing answers at {url} ({cause}); check the address, or whether the site is running"
+    )]
     NoAnswer { url: String, cause: String },
     #[error(
         "{url} answers {status}: there is no such page; give just the site (e.g. {site}) and the run will look for the account itself"

@@ -6,18 +6,68 @@ use super::*;
 fn addresses_read_as_a_person_writes_them() {
     // (input, start address, site, id)
     let cases: &[(&str, &str, &str, &str)] = &[
-        ("crunchyroll.com", "https://crunchyroll.com/", "crunchyroll.com", "crunchyroll-com"),
-        ("  www.audible.co.uk/account ", "https://www.audible.co.uk/account", "audible.co.uk", "audible-co-uk"),
-        ("HELP.MAX.COM", "https://help.max.com/", "max.com", "max-com"),
-        ("https://www.example.org/settings/subscription?x=1#top", "https://www.example.org/settings/subscription?x=1", "example.org", "example-org"),
+        (
+            "crunchyroll.com",
+            "https://crunchyroll.com/",
+            "crunchyroll.com",
+            "crunchyroll-com",
+        ),
+        (
+            "  www.audible.co.uk/account ",
+            "https://www.audible.co.uk/account",
+            "audible.co.uk",
+            "audible-co-uk",
+        ),
+        (
+            "HELP.MAX.COM",
+            "https://help.max.com/",
+            "max.com",
+            "max-com",
+        ),
+        (
+            "https://www.example.org/settings/subscription?x=1#top",
+            "https://www.example.org/settings/subscription?x=1",
+            "example.org",
+            "example-org",
+        ),
         // Plain http is upgraded, except on this machine.
-        ("http://gym.example.de/mein-konto", "https://gym.example.de/mein-konto", "example.de", "example-de"),
-        ("http://127.0.0.1:8123/account", "http://127.0.0.1:8123/account", "127.0.0.1:8123", "127-0-0-1-8123"),
-        ("localhost:8080", "https://localhost:8080/", "localhost:8080", "localhost-8080"),
-        ("http://localhost:8080/", "http://localhost:8080/", "localhost:8080", "localhost-8080"),
+        (
+            "http://gym.example.de/mein-konto",
+            "https://gym.example.de/mein-konto",
+            "example.de",
+            "example-de",
+        ),
+        (
+            "http://127.0.0.1:8123/account",
+            "http://127.0.0.1:8123/account",
+            "127.0.0.1:8123",
+            "127-0-0-1-8123",
+        ),
+        (
+            "localhost:8080",
+            "https://localhost:8080/",
+            "localhost:8080",
+            "localhost-8080",
+        ),
+        (
+            "http://localhost:8080/",
+            "http://localhost:8080/",
+            "localhost:8080",
+            "localhost-8080",
+        ),
         // A site on a private suffix is its own site.
-        ("someone.github.io", "https://someone.github.io/", "someone.github.io", "someone-github-io"),
-        ("bücher.de", "https://xn--bcher-kva.de/", "xn--bcher-kva.de", "xn--bcher-kva-de"),
+        (
+            "someone.github.io",
+            "https://someone.github.io/",
+            "someone.github.io",
+            "someone-github-io",
+        ),
+        (
+            "bücher.de",
+            "https://xn--bcher-kva.de/",
+            "xn--bcher-kva.de",
+            "xn--bcher-kva-de",
+        ),
     ];
     for (input, url, site, id) in cases {
         let a = Address::parse(input).unwrap_or_else(|e| panic!("{input}: {e}"));
@@ -92,14 +142,24 @@ fn the_site_covers_its_subdomains_over_https_only() {
 
 #[test]
 fn the_service_file_passes_the_declarative_checks() {
-    for input in ["crunchyroll.com", "http://127.0.0.1:8123/account", "https://www.audible.co.uk/"] {
+    for input in [
+        "crunchyroll.com",
+        "http://127.0.0.1:8123/account",
+        "https://www.audible.co.uk/",
+    ] {
         let address = Address::parse(input).unwrap();
         let text = service_file(&address, Some("Crunchyroll"));
-        let parsed = subterminator_declarative::parse(&text).unwrap_or_else(|e| panic!("{e}\n{text}"));
+        let parsed =
+            subterminator_declarative::parse(&text).unwrap_or_else(|e| panic!("{e}\n{text}"));
         assert_eq!(parsed.service.id, address.service_id());
         assert_eq!(parsed.service.display_name, "Crunchyroll");
         assert!(parsed.plan.iter().any(|s| s.irreversible));
-        assert!(parsed.service.allowed_origins.contains(&address.url.origin().ascii_serialization()));
+        assert!(
+            parsed
+                .service
+                .allowed_origins
+                .contains(&address.url.origin().ascii_serialization())
+        );
     }
 }
 
@@ -115,10 +175,18 @@ fn the_plan_knows_the_statutory_buttons() {
             .flat_map(|s| s.targets.iter().flat_map(|t| t.name.clone()))
             .collect()
     };
-    for opener in ["verträge hier kündigen", "withdraw from contract here", "vertrag widerrufen"] {
+    for opener in [
+        "verträge hier kündigen",
+        "withdraw from contract here",
+        "vertrag widerrufen",
+    ] {
         assert!(names(false).iter().any(|n| n == opener), "{opener}");
     }
-    for last in ["jetzt kündigen", "confirm withdrawal", "widerruf bestätigen"] {
+    for last in [
+        "jetzt kündigen",
+        "confirm withdrawal",
+        "widerruf bestätigen",
+    ] {
         assert!(names(true).iter().any(|n| n == last), "{last}");
         // The last button never opens the flow: it would be taken as a
         // step on the way rather than the one that commits.
