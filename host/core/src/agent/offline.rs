@@ -349,7 +349,7 @@ mod tests {
     fn acted_on(m: &Move) -> Option<(usize, String)> {
         match m {
             Move::Act { step, element, .. } => Some((*step, element.name.clone())),
-            Move::Complete { .. } => None,
+            Move::Visit { .. } | Move::Complete { .. } => None,
         }
     }
 

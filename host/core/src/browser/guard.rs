@@ -764,6 +764,7 @@ mod tests {
     fn the_code_has_its_rules_and_mode() {
         let rules = GuardRules {
             origins: vec!["https://www.netflix.com:443".into()],
+            sites: vec!["netflix.com".into()],
             commit_requests: vec![("post".into(), "*/api/cancel*".into())],
             commit_urls: vec!["*/commit.html?x".into()],
             commit_words: vec!["cancel".into()],

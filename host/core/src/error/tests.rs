@@ -181,9 +181,10 @@ fn plugin_number(error: &PluginError) -> usize {
         PluginError::ServiceFile { .. } => 14,
         PluginError::HashMismatch { .. } => 15,
         PluginError::Install(_) => 16,
+        PluginError::Address(_) => 17,
     }
 }
-const PLUGIN_VARIANTS: usize = 17;
+const PLUGIN_VARIANTS: usize = 18;
 
 fn error_samples() -> Vec<Error> {
     vec![
@@ -359,6 +360,11 @@ fn plugin_samples() -> Vec<PluginError> {
             "installing 'acme' needs your yes, and there is no terminal to ask on; read what it \
              may do above and pass --yes"
                 .into(),
+        ),
+        PluginError::Address(
+            crate::plugin::generic::Address::parse("javascript:alert(1)")
+                .err()
+                .unwrap_or(crate::plugin::generic::AddressError::Empty { input: String::new() }),
         ),
     ]
 }

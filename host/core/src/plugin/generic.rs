@@ -224,18 +224,18 @@ impl Address {
 /// (`example.com`, `localhost:8080/account`, whose "scheme" would be the
 /// host).
 fn scheme_of(input: &str) -> Option<String> {
-    if let Some((scheme, _)) = input.split_once("://") {
-        return Some(scheme.to_ascii_lowercase());
-    }
     let (head, rest) = input.split_once(':')?;
-    let is_scheme = head.chars().next().is_some_and(|c| c.is_ascii_alphabetic())
+    let is_scheme = head
+        .chars()
+        .next()
+        .is_some_and(|c| c.is_ascii_alphabetic())
         && head
             .chars()
             .all(|c| c.is_ascii_alphanumeric() || matches!(c, '+' | '-' | '.'));
-    // `host:port` is a bare address; `javascript:…`, `data:…`, `mailto:…`
-    // and `about:blank` are schemes.
+    // `host:port` is a bare address; `javascript:…`, `data:…`, `mailto:…`,
+    // `about:blank` and `view-source:https://…` are schemes.
     let port = rest.chars().next().is_some_and(|c| c.is_ascii_digit());
-    (is_scheme && !port).then(|| head.to_ascii_lowercase())
+    (is_scheme && (rest.starts_with("//") || !port)).then(|| head.to_ascii_lowercase())
 }
 
 /// What the host knows of a generic run beyond its service file.
