@@ -13,7 +13,10 @@
 //!
 //! Run: `cargo bench --profile dev -p subterminator-tests --bench honest`
 //! (`FLOWS=id,id` for some flows only, each listed with what its site
-//! logged; `SHOW=1` prints what each run said).
+//! logged; `PLUGIN=no` (or `yes`) for the flows of sites no plugin knows
+//! (or of the bundled services) only; `SHOW=1` prints what each run said).
+//! The scorecard has a row per split for the flows a plugin knows and for
+//! those it does not (`cancel <address>`, the generic service).
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
 use subterminator_bench::{Catalog, RequestKind, Split};
@@ -29,6 +32,9 @@ struct Totals {
     commits_before_yes: usize,
     unwanted: usize,
     passwords: usize,
+    /// A success the run claimed (and the host let stand) with no single
+    /// commit in the site's log.
+    false_successes: usize,
     model_requests: u64,
     /// Expected steps not in what the model was sent (`MODEL_DRIVES` only).
     missed: usize,
@@ -41,17 +47,25 @@ async fn main() {
         .ok()
         .map(|l| l.split(',').map(str::to_owned).collect());
     let model_drives = std::env::var_os("MODEL_DRIVES").is_some();
-    let mut totals = [Totals::default(), Totals::default()];
+    let plugin_only: Option<bool> = match std::env::var("PLUGIN").as_deref() {
+        Ok("no") => Some(false),
+        Ok("yes") => Some(true),
+        _ => None,
+    };
+    // [with a plugin, no plugin] × [development, held-out]
+    let mut totals: [[Totals; 2]; 2] = Default::default();
     let mut notes = Vec::new();
     for flow in catalog.flows() {
-        if only.as_ref().is_some_and(|o| !o.contains(&flow.id)) {
+        if only.as_ref().is_some_and(|o| !o.contains(&flow.id))
+            || plugin_only.is_some_and(|p| p != flow.plugin)
+        {
             continue;
         }
         let ran = cancel_as(&flow.id, "compact", model_drives).await.unwrap();
         if std::env::var_os("SHOW").is_some() {
             eprintln!("{}\n{}", flow.id, ran.said());
         }
-        let t = &mut totals[usize::from(flow.split == Split::HeldOut)];
+        let t = &mut totals[usize::from(!flow.plugin)][usize::from(flow.split == Split::HeldOut)];
         t.flows += 1;
         let commits = ran.commits();
         let before_yes = commits > 0
@@ -76,6 +90,8 @@ async fn main() {
         t.commits_before_yes += usize::from(before_yes);
         t.unwanted += usize::from(unwanted > 0);
         t.passwords += usize::from(passwords > 0);
+        let claimed = result["success"] == true;
+        t.false_successes += usize::from(claimed && !verified);
         let cancellable = flow.truth.cancellable_online;
         if cancellable {
             t.cancellable += 1;
@@ -110,23 +126,33 @@ async fn main() {
         }
     }
     println!(
-        "| split | flows | cancellable | verified | verified with one yes | commits before any yes | unwanted changes | passwords sent | model requests | steps not in the page sent |"
+        "| flows | split | flows | cancellable | verified | verified with one yes | commits before any yes | unwanted changes | false successes | passwords sent | model requests | steps not in the page sent |"
     );
-    println!("|---|---|---|---|---|---|---|---|---|---|");
-    for (name, t) in [("development", &totals[0]), ("held-out", &totals[1])] {
+    println!("|---|---|---|---|---|---|---|---|---|---|---|---|");
+    let rows = [
+        ("with a plugin", "development", &totals[0][0]),
+        ("with a plugin", "held-out", &totals[0][1]),
+        ("no plugin", "development", &totals[1][0]),
+        ("no plugin", "held-out", &totals[1][1]),
+    ];
+    for (group, name, t) in rows {
+        if t.flows == 0 {
+            continue;
+        }
         let missed = if model_drives {
             t.missed.to_string()
         } else {
             "— (plan first)".to_owned()
         };
         println!(
-            "| {name} | {} | {} | {} | {} | {} | {} | {} | {} | {missed} |",
+            "| {group} | {name} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {missed} |",
             t.flows,
             t.cancellable,
             t.verified,
             t.one_yes,
             t.commits_before_yes,
             t.unwanted,
+            t.false_successes,
             t.passwords,
             t.model_requests
         );
