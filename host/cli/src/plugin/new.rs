@@ -16,10 +16,11 @@ use subterminator_core::paths::Dirs;
     subterminator plugin new acme-tv --declarative                a service.toml: no toolchain needed\n  \
     subterminator plugin new acme-tv --dir plugins/acme-tv        in that folder\n  \
     subterminator plugin new acme-tv --sdk ../subterminator/sdk   against a local SDK checkout\n  \
-    subterminator plugin new acme-tv --from-run last              a service.toml from the last verified run\n  \
-    subterminator plugin new acme-tv --from-run 20261128T141238Z-acme-tv-f38c4f71 --descriptor 'ACME*TV*'\n\n\
-    --from-run drafts from a verified run only (exit 2 otherwise), masks personal data in the\n\
-    fixtures, and writes nothing unless the draft passes `subterminator plugin test` at once.")]
+    subterminator plugin new acme-tv --from-run last          from the last run, if verified\n  \
+    subterminator plugin new acme-tv --from-run 20261128T1412 --descriptor 'ACME*TV*'\n  \
+    subterminator plugin new acme-tv --from-run last --force  replace ./acme-tv\n\n\
+    --from-run drafts a service.toml from a verified run only (exit 2 otherwise), masks\n\
+    personal data in its fixtures, and writes nothing unless `plugin test` passes on it.")]
 pub struct NewArgs {
     /// The new service's id: 1-64 characters of a-z, 0-9 and '-'.
     pub id: String,
