@@ -80,7 +80,7 @@ impl Plan {
                     offered.push(pick);
                 }
                 Pick::Address { site, url } => {
-                    match self.address_job(registry, dirs, url, start_url) {
+                    match self.address_job(registry, dirs, url, start_url).await {
                         Some(job) => {
                             address_jobs.push(job?);
                             offered.push(pick);
@@ -130,20 +130,17 @@ impl Plan {
     }
 
     /// The run for a subscription no plugin knows, made from the address
-    /// its descriptor names, as `subterminator cancel <address>` would
-    /// start it; `None` while this build has no generic service.
-    fn address_job(
+    /// its descriptor names, as `subterminator cancel <address>` starts it;
+    /// with `--start-url SITE=URL`, on that copy instead.
+    async fn address_job(
         &self,
         registry: &Registry,
         dirs: &Dirs,
         url: &str,
         start_url: Option<String>,
     ) -> Option<Result<Job>> {
-        // TODO(generic): the one call site for `cancel <address>`'s runs.
-        // Once `crate::cancel::generic_job` exists, this body becomes
-        //     Some(cancel::generic_job(registry, dirs, &self.config, &self.spec, url, start_url))
-        let _ = (registry, dirs, url, start_url, &self.config, &self.spec);
-        None
+        let address = start_url.as_deref().unwrap_or(url);
+        Some(cancel::generic_job(registry, dirs, &self.config, &self.spec, address).await)
     }
 }
 
