@@ -2,6 +2,7 @@
 //! plugins, in Rust or as a declarative `service.toml`.
 
 pub mod capture;
+pub mod draft;
 pub mod install;
 pub mod manage;
 pub mod new;
@@ -21,6 +22,8 @@ pub enum PluginAction {
     /// comment on every key. Both describe the same example service, with four recorded
     /// pages in fixtures/ and what the plugin must say about each; change the places
     /// marked TODO for the real service, then run `subterminator plugin test .`.
+    /// With --from-run, a service.toml drafted from a verified run instead: its path,
+    /// its approved step, its confirmation, and its pages (masked) as fixtures.
     New(new::NewArgs),
 
     /// Walk a service's flow in the browser and save each page as a test fixture.
@@ -54,7 +57,7 @@ pub enum PluginAction {
 
 pub async fn run(action: PluginAction, dirs: &Dirs, json: bool) -> Result<u8> {
     match action {
-        PluginAction::New(args) => new::run(args, json),
+        PluginAction::New(args) => new::run(args, dirs, json).await,
         PluginAction::Record(args) => capture::run(args, dirs, json).await,
         PluginAction::Test(args) => test::run(args, dirs, json).await,
         PluginAction::Install(args) => install::install(args, dirs, json).await,

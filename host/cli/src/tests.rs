@@ -134,7 +134,14 @@ const FLAGS: &[(&str, &[&str], &[&str])] = &[
     ("memory forget", &[], &["json", "verbose"]),
     (
         "plugin new",
-        &["dir", "declarative", "sdk"],
+        &[
+            "dir",
+            "declarative",
+            "sdk",
+            "from-run",
+            "descriptor",
+            "force",
+        ],
         &["json", "verbose"],
     ),
     (

@@ -34,6 +34,7 @@
 #![deny(clippy::print_stdout, clippy::print_stderr, clippy::dbg_macro)]
 #![warn(missing_docs)]
 
+mod address;
 mod cadence;
 mod camt;
 mod columns;

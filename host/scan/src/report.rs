@@ -8,6 +8,7 @@ use std::fmt;
 use chrono::NaiveDate;
 use serde::Serialize;
 
+use crate::address;
 use crate::cadence::Cadence;
 use crate::money::{Currency, Money};
 use crate::recurring::{self, Series, same_price};
@@ -78,6 +79,11 @@ pub struct Subscription {
     pub ended: bool,
     /// What to do about it.
     pub action: Action,
+    /// Where to cancel it, when no plugin knows the service and its
+    /// descriptor names a web address: `https://adobe.com`. Never a
+    /// payment company's or app store's address.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub cancel_at: Option<String>,
     /// Every charge of the series, oldest first, for the HTML report's
     /// chart; left out of the JSON, which has the figures that matter.
     #[serde(skip)]
@@ -342,6 +348,9 @@ fn subscription(
             .map(|c| (c.date, Money::new(c.minor, series.currency)))
             .collect(),
         ended,
+        cancel_at: (action == Action::NoPlugin)
+            .then(|| address::cancel_at(last.raw))
+            .flatten(),
         action,
     })
 }
@@ -403,7 +412,7 @@ pub fn table_rows(report: &Report) -> Vec<Vec<String>> {
                 .map(|c| format!("{} → {} on {}", c.from.decimal(), c.to, c.date))
                 .unwrap_or_default(),
             if s.ended { "ended?" } else { "active" }.to_owned(),
-            what_to_do(&s.action),
+            what_to_do(&s.action, s.cancel_at.as_deref()),
         ]);
     }
     for total in &report.totals {
@@ -422,11 +431,12 @@ pub fn table_rows(report: &Report) -> Vec<Vec<String>> {
     rows
 }
 
-/// The action in words.
-pub fn what_to_do(action: &Action) -> String {
-    match action {
-        Action::Cancel { service } => format!("subterminator cancel {service}"),
-        Action::BilledThrough { company, how } => format!("billed through {company}: {how}"),
-        Action::NoPlugin => "no plugin: cancel with the merchant".to_owned(),
+/// The action in words, with where to cancel when no plugin knows it.
+pub fn what_to_do(action: &Action, cancel_at: Option<&str>) -> String {
+    match (action, cancel_at) {
+        (Action::Cancel { service }, _) => format!("subterminator cancel {service}"),
+        (Action::BilledThrough { company, how }, _) => format!("billed through {company}: {how}"),
+        (Action::NoPlugin, Some(address)) => format!("no plugin: cancel at {address}"),
+        (Action::NoPlugin, None) => "no plugin: cancel with the merchant".to_owned(),
     }
 }

@@ -37,6 +37,7 @@ fn as_expected(s: &Subscription) -> ExpectedSubscription {
             .map(|c| format!("{} -> {} on {}", c.from, c.to, c.date)),
         ended: s.ended,
         action: short_action(&s.action),
+        cancel_at: s.cancel_at.clone(),
     }
 }
 

@@ -76,7 +76,14 @@ pub async fn run(args: TestArgs, dirs: &Dirs, json: bool) -> Result<u8> {
 /// The row name of the metadata checks.
 const METADATA: &str = "(metadata)";
 
-fn check(dirs: &Dirs, path: &std::path::Path, quiet: bool) -> Result<(Vec<CheckRow>, PathBuf)> {
+/// Every check of `plugin test` on the plugin at `path`: its rows and the
+/// fixtures folder. `plugin new --from-run` runs it on a draft before
+/// writing it.
+pub(crate) fn check(
+    dirs: &Dirs,
+    path: &std::path::Path,
+    quiet: bool,
+) -> Result<(Vec<CheckRow>, PathBuf)> {
     let candidate = source::local(path, quiet)?;
     let fixtures_dir = candidate
         .fixtures

@@ -5,6 +5,7 @@
 
 use std::io::{IsTerminal, Write};
 
+use subterminator_core::batch::Job;
 use subterminator_core::config::Config;
 use subterminator_core::error::{Error, Result};
 use subterminator_core::paths::Dirs;
@@ -45,34 +46,75 @@ impl Plan {
     }
 
     /// Asks once, then runs the batch; its exit code is the command's. With
-    /// nothing a plugin can cancel, or a no, nothing starts and the scan
-    /// itself succeeded: 0.
+    /// nothing to cancel here, or a no, nothing starts and the scan itself
+    /// succeeded: 0.
     pub(super) async fn offer(
         self,
         report: &Report,
         registry: &Registry,
         dirs: &Dirs,
     ) -> Result<u8> {
-        let ids = cancellable(report);
-        if ids.is_empty() {
+        let picks = cancellable(report);
+        // Every run is checked (the model's key above all) before the
+        // question, so that a yes is never followed by "cannot start".
+        let keys: Vec<String> = picks.iter().map(|p| p.key().to_owned()).collect();
+        let (start_urls, unused) = start_urls_for(&keys, &self.start_urls);
+        for id in unused {
+            // A service id or a site, never a transaction: safe to say.
             say(
                 self.json,
-                "Nothing to cancel here: no current subscription found has a plugin; the table says where to cancel each.",
+                &format!(
+                    "--start-url {id}=…: {id} is not among the subscriptions to cancel; left out."
+                ),
+            );
+        }
+        let mut services = Vec::new();
+        let mut service_urls = Vec::new();
+        let mut offered = Vec::new();
+        let mut address_jobs = Vec::new();
+        for (pick, start_url) in picks.into_iter().zip(start_urls) {
+            match &pick {
+                Pick::Service(id) => {
+                    services.push(id.clone());
+                    service_urls.push(start_url);
+                    offered.push(pick);
+                }
+                Pick::Address { site, url } => {
+                    match self.address_job(registry, dirs, url, start_url).await {
+                        Some(job) => {
+                            address_jobs.push(job?);
+                            offered.push(pick);
+                        }
+                        None => say(
+                            self.json,
+                            &format!(
+                                "{site}: no plugin; cancel at {url} yourself (this build cannot cancel from an address yet)."
+                            ),
+                        ),
+                    }
+                }
+            }
+        }
+        if offered.is_empty() {
+            say(
+                self.json,
+                "Nothing to cancel here: no current subscription found has a plugin or an address to cancel at; the table says where to cancel each.",
             );
             return Ok(0);
         }
-        // Every run is checked (the model's key above all) before the
-        // question, so that a yes is never followed by "cannot start".
-        let (start_urls, unused) = start_urls_for(&ids, &self.start_urls);
-        for id in unused {
-            // A service id, never a transaction: safe to say.
-            say(
-                self.json,
-                &format!("--start-url {id}=…: {id} is not among the services to cancel; left out."),
-            );
-        }
-        let jobs = cancel::batch_jobs(registry, dirs, &self.config, &self.spec, &ids, start_urls)?;
-        if !self.yes && !confirm(&question(&ids), self.json).await {
+        let mut jobs = cancel::batch_jobs(
+            registry,
+            dirs,
+            &self.config,
+            &self.spec,
+            &services,
+            service_urls,
+        )?;
+        jobs.extend(address_jobs);
+        // Each kind was checked alone; together they must not share a
+        // browser profile either.
+        subterminator_core::batch::check_profiles(&jobs)?;
+        if !self.yes && !confirm(&question(&offered), self.json).await {
             say(self.json, "Nothing was cancelled.");
             return Ok(0);
         }
@@ -86,21 +128,76 @@ impl Plan {
         )
         .await
     }
+
+    /// The run for a subscription no plugin knows, made from the address
+    /// its descriptor names, as `subterminator cancel <address>` starts it;
+    /// with `--start-url SITE=URL`, on that copy instead.
+    async fn address_job(
+        &self,
+        registry: &Registry,
+        dirs: &Dirs,
+        url: &str,
+        start_url: Option<String>,
+    ) -> Option<Result<Job>> {
+        let address = start_url.as_deref().unwrap_or(url);
+        Some(cancel::generic_job(registry, dirs, &self.config, &self.spec, address).await)
+    }
 }
 
-/// The services a plugin here can cancel, each once, in the table's order.
-/// A subscription marked "ended?" is left out: its charges stopped, and a
-/// run on an account with nothing to cancel would only fail.
-pub(super) fn cancellable(report: &Report) -> Vec<String> {
-    let mut ids: Vec<String> = Vec::new();
-    for subscription in report.subscriptions.iter().filter(|s| !s.ended) {
-        if let Action::Cancel { service } = &subscription.action
-            && !ids.contains(service)
-        {
-            ids.push(service.clone());
+/// One subscription the question offers to cancel.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(super) enum Pick {
+    /// A service a plugin here cancels, by its id.
+    Service(String),
+    /// A service no plugin knows, whose descriptor names where it is
+    /// cancelled: `site` is `adobe.com`, `url` `https://adobe.com`.
+    Address { site: String, url: String },
+}
+
+impl Pick {
+    /// What `--start-url KEY=URL` names it by: the service id, or the site.
+    pub(super) fn key(&self) -> &str {
+        match self {
+            Pick::Service(id) => id,
+            Pick::Address { site, .. } => site,
         }
     }
-    ids
+
+    /// How the question names it.
+    fn label(&self) -> String {
+        match self {
+            Pick::Service(id) => id.clone(),
+            Pick::Address { site, url } => format!("{site} (no plugin; cancel at {url})"),
+        }
+    }
+}
+
+/// What can be cancelled from here, each once, in the table's order: the
+/// services a plugin knows, then those no plugin knows whose descriptor
+/// names an address. A subscription marked "ended?" is left out: its
+/// charges stopped, and a run on an account with nothing to cancel would
+/// only fail.
+pub(super) fn cancellable(report: &Report) -> Vec<Pick> {
+    let mut services: Vec<Pick> = Vec::new();
+    let mut addresses: Vec<Pick> = Vec::new();
+    for subscription in report.subscriptions.iter().filter(|s| !s.ended) {
+        let (pick, list) = match (&subscription.action, &subscription.cancel_at) {
+            (Action::Cancel { service }, _) => (Pick::Service(service.clone()), &mut services),
+            (Action::NoPlugin, Some(url)) => (
+                Pick::Address {
+                    site: url.trim_start_matches("https://").to_owned(),
+                    url: url.clone(),
+                },
+                &mut addresses,
+            ),
+            _ => continue,
+        };
+        if !list.contains(&pick) {
+            list.push(pick);
+        }
+    }
+    services.extend(addresses);
+    services
 }
 
 /// `--start-url` as (service, URL) pairs. Unlike `cancel`'s, each says
@@ -124,8 +221,9 @@ pub(super) fn start_url_pairs(given: &[String]) -> Result<Vec<(String, String)>>
     Ok(pairs)
 }
 
-/// Each service's start URL in `ids`' order, and the services given one
-/// that is not to be cancelled (not found, ended, or billed elsewhere).
+/// Each pick's start URL in `ids`' order (service ids and sites), and the
+/// ones given a URL that are not to be cancelled (not found, ended, or
+/// billed elsewhere).
 pub(super) fn start_urls_for(
     ids: &[String],
     pairs: &[(String, String)],
@@ -147,13 +245,16 @@ pub(super) fn start_urls_for(
     (urls, unused)
 }
 
-pub(super) fn question(ids: &[String]) -> String {
-    match ids {
+/// The one question: `Cancel these 2 subscriptions here: netflix,
+/// adobe.com (no plugin; cancel at https://adobe.com)? [y/N] `.
+pub(super) fn question(picks: &[Pick]) -> String {
+    let labels: Vec<String> = picks.iter().map(Pick::label).collect();
+    match labels.as_slice() {
         [one] => format!("Cancel this subscription here: {one}? [y/N] "),
         _ => format!(
             "Cancel these {} subscriptions here: {}? [y/N] ",
-            ids.len(),
-            ids.join(", ")
+            labels.len(),
+            labels.join(", ")
         ),
     }
 }

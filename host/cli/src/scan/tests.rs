@@ -7,7 +7,7 @@ use subterminator_scan::{
     ScanOptions, find_subscriptions, known_descriptors, read_statement, read_statement_bytes,
 };
 
-use super::ask::{cancellable, is_yes, question, start_url_pairs, start_urls_for};
+use super::ask::{Pick, cancellable, is_yes, question, start_url_pairs, start_urls_for};
 use super::print::summary;
 use super::{refused, run_flag_without_cancel};
 
@@ -93,7 +93,7 @@ fn skipped_lines_past_the_limit_are_counted_not_listed() {
 }
 
 #[test]
-fn only_current_subscriptions_with_a_plugin_are_offered_each_once() {
+fn current_subscriptions_with_a_plugin_or_an_address_are_offered_each_once() {
     let cases: &[(&[&str], &[&str])] = &[
         // Hulu ended; Apple's two are billed through Apple.
         (
@@ -103,24 +103,54 @@ fn only_current_subscriptions_with_a_plugin_are_offered_each_once() {
         // T-Mobile, a gym and Peacock (ended) are nobody's here.
         (&["bank_of_america_checking.csv"], &["max"]),
         (&["monzo.csv"], &["spotify", "netflix"]),
+        // ChatGPT has no plugin, and its descriptor names openai.com: it
+        // comes after the plugins' services; the other OpenAI charge names
+        // no address, and Patreon is only a name.
+        (
+            &["american_express.csv"],
+            &["disney-plus", "amazon-prime", "https://openai.com"],
+        ),
     ];
     for (files, want) in cases {
-        let got = cancellable(&report(files, &ScanOptions::default()));
+        let got: Vec<String> = cancellable(&report(files, &ScanOptions::default()))
+            .iter()
+            .map(|pick| match pick {
+                Pick::Service(id) => id.clone(),
+                Pick::Address { url, .. } => url.clone(),
+            })
+            .collect();
         assert_eq!(got, *want, "{files:?}");
     }
 }
 
 #[test]
-fn the_question_names_the_services_and_only_a_yes_is_yes() {
-    let ids = |v: &[&str]| v.iter().map(|s| (*s).to_owned()).collect::<Vec<_>>();
-    assert_eq!(
-        question(&ids(&["netflix", "spotify"])),
-        "Cancel these 2 subscriptions here: netflix, spotify? [y/N] "
-    );
-    assert_eq!(
-        question(&ids(&["netflix"])),
-        "Cancel this subscription here: netflix? [y/N] "
-    );
+fn the_question_names_the_services_and_addresses_and_only_a_yes_is_yes() {
+    let service = |id: &str| Pick::Service(id.to_owned());
+    let adobe = Pick::Address {
+        site: "adobe.com".into(),
+        url: "https://adobe.com".into(),
+    };
+    let cases = [
+        (
+            vec![service("netflix"), service("spotify")],
+            "Cancel these 2 subscriptions here: netflix, spotify? [y/N] ",
+        ),
+        (
+            vec![service("netflix")],
+            "Cancel this subscription here: netflix? [y/N] ",
+        ),
+        (
+            vec![adobe.clone()],
+            "Cancel this subscription here: adobe.com (no plugin; cancel at https://adobe.com)? [y/N] ",
+        ),
+        (
+            vec![service("netflix"), adobe],
+            "Cancel these 2 subscriptions here: netflix, adobe.com (no plugin; cancel at https://adobe.com)? [y/N] ",
+        ),
+    ];
+    for (picks, want) in cases {
+        assert_eq!(question(&picks), want);
+    }
     let answers = [
         ("y\n", true),
         ("Y", true),

@@ -69,6 +69,10 @@ pub struct ExpectedSubscription {
     #[serde(default)]
     pub ended: bool,
     pub action: String,
+    /// Where to cancel, for a charge no plugin knows whose descriptor
+    /// names a web address.
+    #[serde(default)]
+    pub cancel_at: Option<String>,
 }
 
 #[derive(Deserialize, Debug, PartialEq, Eq)]
