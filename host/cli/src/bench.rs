@@ -221,6 +221,7 @@ fn spec(args: &BenchArgs) -> SessionSpec {
         dismiss_overlays: true,
         replay: args.replay,
         model_drives: args.model_drives,
+        billing_descriptors: Vec::new(),
         browser: None,
         attach: None,
         isolated: true,

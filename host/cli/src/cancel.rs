@@ -18,7 +18,7 @@ use subterminator_core::session::{self, SessionSpec, Tools};
 #[command(after_help = "Examples:\n  \
     subterminator cancel netflix                                 the configured model, else Claude\n  \
     subterminator cancel crunchyroll.com                         any site, no plugin needed\n  \
-    subterminator cancel crunchyroll --url https://www.crunchyroll.com/account  named, at this address\n  \
+    subterminator cancel crunchyroll --url crunchyroll.com/account  a name, and where\n  \
     subterminator cancel netflix --model gpt-4o                  OpenAI (needs OPENAI_API_KEY)\n  \
     subterminator cancel netflix --model ollama:qwen2.5:7b       a model on this computer, no key\n  \
     subterminator cancel netflix --base-url http://gpu:11434/v1  a model served by another computer\n  \
@@ -156,6 +156,7 @@ impl RunArgs {
             dismiss_overlays: config.agent.dismiss_overlays.unwrap_or(true),
             replay: self.replay,
             model_drives: self.model_drives,
+            billing_descriptors: Vec::new(),
             browser: self.browser.clone(),
             attach: session::attach(self.cdp_endpoint.as_deref(), &config.browser)?,
             isolated: false,
@@ -356,10 +357,6 @@ pub(crate) fn batch_jobs(
 /// The run of the generic service at `address` (a site no plugin knows),
 /// checked like any other job; `scan --cancel` hands its no-plugin picks to
 /// the batch through this.
-#[expect(
-    dead_code,
-    reason = "scan --cancel's no-plugin picks call it (in progress)"
-)]
 pub(crate) async fn generic_job(
     registry: &Registry,
     dirs: &Dirs,

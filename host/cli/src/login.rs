@@ -15,7 +15,7 @@ use subterminator_core::session;
 #[derive(Debug, Args)]
 #[command(after_help = "Examples:\n  \
     subterminator login netflix                              sign in to Netflix in a browser window\n  \
-    subterminator login crunchyroll.com                      any site: `cancel crunchyroll.com` uses it\n  \
+    subterminator login crunchyroll.com                      any site; `cancel crunchyroll.com` then\n  \
     subterminator login netflix --browser /usr/bin/chromium  in this browser; give `cancel` the same")]
 pub struct LoginArgs {
     /// The service to sign in to: a plugin's id (netflix) or any site's

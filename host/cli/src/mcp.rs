@@ -138,6 +138,7 @@ impl McpArgs {
             dismiss_overlays: config.agent.dismiss_overlays.unwrap_or(true),
             replay: false,
             model_drives: false,
+            billing_descriptors: Vec::new(),
             browser: self.browser.clone(),
             attach,
             isolated: self.isolated,

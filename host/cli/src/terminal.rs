@@ -314,6 +314,7 @@ impl Terminal {
             | Event::DialogAnswered { .. }
             | Event::GuardBlocked { .. }
             | Event::GuardHeld { .. }
+            | Event::Released { .. }
             | Event::ApprovalAsked { .. }
             | Event::Observed { .. }
             | Event::Verification { .. } => {}

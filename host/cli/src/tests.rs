@@ -32,6 +32,7 @@ const FLAGS: &[(&str, &[&str], &[&str])] = &[
             "jobs",
             "json",
             "verbose",
+            "url",
         ],
         // Plan-first is the default; handing every step to the model is
         // for measuring, as `bench --model-drives` shows.
@@ -56,6 +57,7 @@ const FLAGS: &[(&str, &[&str], &[&str])] = &[
             "serve",
             "replay",
             "cdp-endpoint",
+            "generic",
         ],
         // The demo is there to show the checkpoints.
         &["no-checkpoint", "model-drives"],

@@ -104,6 +104,8 @@ pub struct RunOptions {
     /// plan and the remembered path as hints only. Off, the path and then
     /// the plan take every turn whose step they find on the page.
     pub model_drives: bool,
+    /// See `SessionSpec::billing_descriptors`.
+    pub billing_descriptors: Vec<String>,
     /// The config's list prices (`[prices]`), over the defaults.
     pub prices: std::collections::BTreeMap<String, crate::llm::pricing::Price>,
 }
@@ -151,6 +153,7 @@ impl Agent<'_> {
             max_turns: cx.options.max_turns,
             checkpoints: cx.options.checkpoints,
             plugin: service.provenance(),
+            billing_descriptors: cx.options.billing_descriptors.clone(),
         });
         remember::recall(&cx, &driver, &mut state);
         plan_first::arm(&cx, &driver, &mut state);

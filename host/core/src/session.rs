@@ -53,6 +53,10 @@ pub struct SessionSpec {
     pub replay: bool,
     /// `--model-drives`: the model takes every turn, the plan only a hint.
     pub model_drives: bool,
+    /// How the service's charges read on the statement the run came from
+    /// (`scan --cancel`): globs made from the site, never a transaction's
+    /// words. Recorded for `plugin new --from-run`.
+    pub billing_descriptors: Vec<String>,
     pub browser: Option<PathBuf>,
     /// `--cdp-endpoint` or `[browser] cdp-endpoint`: a browser that runs
     /// already, attached to instead of launched.
@@ -262,6 +266,7 @@ impl Run {
                 memory: Some(self.memory.clone()),
                 replay: spec.replay,
                 model_drives: spec.model_drives,
+                billing_descriptors: spec.billing_descriptors.clone(),
                 prices: self.prices.clone(),
             },
         }

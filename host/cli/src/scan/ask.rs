@@ -80,18 +80,11 @@ impl Plan {
                     offered.push(pick);
                 }
                 Pick::Address { site, url } => {
-                    match self.address_job(registry, dirs, url, start_url).await {
-                        Some(job) => {
-                            address_jobs.push(job?);
-                            offered.push(pick);
-                        }
-                        None => say(
-                            self.json,
-                            &format!(
-                                "{site}: no plugin; cancel at {url} yourself (this build cannot cancel from an address yet)."
-                            ),
-                        ),
-                    }
+                    address_jobs.push(
+                        self.address_job(registry, dirs, site, url, start_url)
+                            .await?,
+                    );
+                    offered.push(pick);
                 }
             }
         }
@@ -136,11 +129,17 @@ impl Plan {
         &self,
         registry: &Registry,
         dirs: &Dirs,
+        site: &str,
         url: &str,
         start_url: Option<String>,
-    ) -> Option<Result<Job>> {
+    ) -> Result<Job> {
         let address = start_url.as_deref().unwrap_or(url);
-        Some(cancel::generic_job(registry, dirs, &self.config, &self.spec, address).await)
+        let mut spec = self.spec.clone();
+        // What `plugin new --from-run` will list as its billing
+        // descriptors: made from the site the statement names, never from
+        // the statement's own words (a reference number, a name).
+        spec.billing_descriptors = vec![format!("*{}*", site.to_ascii_uppercase())];
+        cancel::generic_job(registry, dirs, &self.config, &spec, address).await
     }
 }
 

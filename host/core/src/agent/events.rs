@@ -23,6 +23,10 @@ pub enum Event {
         checkpoints: bool,
         /// Which plugin ran: id, version, API, SHA-256 and where it came from.
         plugin: crate::plugin::Provenance,
+        /// How its charges read on the statement the run came from (`scan
+        /// --cancel`), for `plugin new --from-run`.
+        #[serde(default, skip_serializing_if = "Vec::is_empty")]
+        billing_descriptors: Vec<String>,
     },
     /// What was sent to the model this turn, in summary.
     ModelRequest {
@@ -80,6 +84,12 @@ pub enum Event {
     GuardBlocked {
         turn: u32,
         requests: Vec<crate::browser::guard::BlockedRequest>,
+    },
+    /// Requests a yes let through: the evidence a cancellation is believed
+    /// on.
+    Released {
+        turn: u32,
+        requests: Vec<ReleasedRequest>,
     },
     /// Requests the network guard held during an unapproved action, put to
     /// the person at the effect.
@@ -199,4 +209,11 @@ pub enum Event {
     ReceiptWritten {
         files: Vec<String>,
     },
+}
+
+/// One request a yes let through, as the record keeps it.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+pub struct ReleasedRequest {
+    pub method: String,
+    pub url: String,
 }

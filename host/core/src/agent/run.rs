@@ -113,7 +113,7 @@ pub(super) async fn run(
             if ran.failure.is_none() {
                 state.approved.push(approval.clone());
             }
-            record_released(state, &taken, approval);
+            record_released(cx, state, &taken, approval);
             ran.stopped = taken.stopped;
             ran.held = taken.held;
         }
@@ -145,6 +145,7 @@ pub(super) async fn release(
         Ok(taken) => taken,
         Err(why) => return Ok(Err(why)),
     };
+    let before = state.released.len();
     for request in held {
         state.released.push(Released {
             turn: state.turn,
@@ -153,7 +154,8 @@ pub(super) async fn release(
             approval: approval.to_string(),
         });
     }
-    record_released(state, &taken, approval);
+    emit_released(cx, state, before);
+    record_released(cx, state, &taken, approval);
     state.approved.push(approval.clone());
     Ok(Ok(taken))
 }
@@ -222,13 +224,34 @@ async fn take_and_set(
 }
 
 /// Puts what an approved action released into the run's evidence.
-fn record_released(state: &mut State, taken: &Taken, approval: &Approval) {
+fn record_released(cx: &mut Ctx<'_>, state: &mut State, taken: &Taken, approval: &Approval) {
+    let before = state.released.len();
     for request in &taken.released {
         state.released.push(Released {
             turn: state.turn,
             method: request.method.clone(),
             url: request.url.clone(),
             approval: approval.to_string(),
+        });
+    }
+    emit_released(cx, state, before);
+}
+
+/// Records what a yes let through since `from`: the evidence, in the run
+/// record as well as in the run (`plugin new --from-run` drafts the commit
+/// request from it).
+fn emit_released(cx: &mut Ctx<'_>, state: &State, from: usize) {
+    let requests: Vec<super::events::ReleasedRequest> = state.released[from..]
+        .iter()
+        .map(|r| super::events::ReleasedRequest {
+            method: r.method.clone(),
+            url: r.url.clone(),
+        })
+        .collect();
+    if !requests.is_empty() {
+        cx.reporter.emit(Event::Released {
+            turn: state.turn,
+            requests,
         });
     }
 }

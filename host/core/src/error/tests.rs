@@ -364,7 +364,9 @@ fn plugin_samples() -> Vec<PluginError> {
         PluginError::Address(
             crate::plugin::generic::Address::parse("javascript:alert(1)")
                 .err()
-                .unwrap_or(crate::plugin::generic::AddressError::Empty { input: String::new() }),
+                .unwrap_or(crate::plugin::generic::AddressError::Empty {
+                    input: String::new(),
+                }),
         ),
     ]
 }

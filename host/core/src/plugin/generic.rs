@@ -225,10 +225,7 @@ impl Address {
 /// host).
 fn scheme_of(input: &str) -> Option<String> {
     let (head, rest) = input.split_once(':')?;
-    let is_scheme = head
-        .chars()
-        .next()
-        .is_some_and(|c| c.is_ascii_alphabetic())
+    let is_scheme = head.chars().next().is_some_and(|c| c.is_ascii_alphabetic())
         && head
             .chars()
             .all(|c| c.is_ascii_alphanumeric() || matches!(c, '+' | '-' | '.'));

@@ -69,6 +69,21 @@ const DEFINITE: &[&str] = &[
     "annullato",
     "annullata",
     "disdetta ~ confermata",
+    // "Disdire" is what Italian sites say of a subscription ("disdetta
+    // abbonamento"): "il tuo abbonamento è stato disdetto".
+    "stato disdetto",
+    "stata disdetta",
+    // The acknowledgement of receipt Art. 11a(4) of Directive 2011/83/EU
+    // (as amended by 2023/2673) requires after "confirm withdrawal", and
+    // the one German sites give after "jetzt kündigen" (§312k BGB).
+    "received your withdrawal",
+    "withdrawal ~ received",
+    "withdrawal ~ confirmed",
+    "widerruf ~ eingegangen",
+    "widerruf ~ bestätigt",
+    "kündigung ~ eingegangen",
+    "rétractation ~ enregistrée",
+    "rétractation ~ confirmée",
     "opgezegd",
     "beëindigd",
     // Portuguese, Polish, Czech, Swedish, Danish, Norwegian, Finnish,
@@ -322,6 +337,9 @@ const TOPICS: &[&str] = &[
     "résili*",
     "annul*",
     "disdi*",
+    "withdraw*",
+    "widerruf*",
+    "rétract*",
     "opzeg*",
     "anul*",
     "zruš*",
@@ -765,6 +783,39 @@ mod tests {
     const CLAIMS: &[(&str, Claim)] = &[
         // Definite successes, as services word them.
         ("Your membership has been cancelled.", affirmed("cancelled")),
+        // Written apart from any bench pack: Sky Italia's and the Art. 11a
+        // acknowledgements as merchants word them.
+        (
+            "Il tuo abbonamento è stato disdetto correttamente.",
+            affirmed("stato disdetto"),
+        ),
+        (
+            "La tua offerta è stata disdetta.",
+            affirmed("stata disdetta"),
+        ),
+        (
+            "Thank you: we have received your withdrawal of 3 March.",
+            affirmed("received your withdrawal"),
+        ),
+        (
+            "Ihr Widerruf ist bei uns eingegangen.",
+            affirmed("widerruf ~ eingegangen"),
+        ),
+        (
+            "Vielen Dank, Ihre Kündigung ist eingegangen.",
+            affirmed("kündigung ~ eingegangen"),
+        ),
+        (
+            "Votre rétractation a été enregistrée.",
+            affirmed("rétractation ~ enregistrée"),
+        ),
+        (
+            "Ihr Widerruf ist nicht eingegangen.",
+            Claim::Negated {
+                phrase: "widerruf ~ eingegangen",
+                negation: "nicht",
+            },
+        ),
         ("Your subscription was canceled", affirmed("cancelled")),
         ("Your plan is cancelled", affirmed("cancelled")),
         ("Cancelled", affirmed("cancelled")),

@@ -130,6 +130,7 @@ impl Walk {
     pub fn from_moments(moments: &[Moment]) -> Result<Walk, DraftError> {
         let mut walk = Walk::default();
         let mut approved_turns: Vec<u64> = Vec::new();
+        let mut released: Vec<(u64, Request)> = Vec::new();
         let mut held: Vec<(u64, Request)> = Vec::new();
         let mut asked: Vec<(u64, Request)> = Vec::new();
         // The action proposed and not yet seen to work.
@@ -229,6 +230,27 @@ impl Walk {
                 {
                     approved_turns.push(turn);
                 }
+                // What a yes let through: the record's own word for it
+                // (records from before it existed fall back on the held
+                // requests and the question's words).
+                "released" => {
+                    for request in event
+                        .get("requests")
+                        .and_then(Value::as_array)
+                        .into_iter()
+                        .flatten()
+                    {
+                        let field =
+                            |k: &str| request.get(k).and_then(Value::as_str).unwrap_or_default();
+                        released.push((
+                            turn,
+                            Request {
+                                method: field("method").to_owned(),
+                                url: field("url").to_owned(),
+                            },
+                        ));
+                    }
+                }
                 "guard_held" => {
                     for request in event
                         .get("requests")
@@ -257,10 +279,12 @@ impl Walk {
         }
         walk.mark_approved(&approved_turns)?;
         let final_turn = walk.steps.last().map(|step| step.turn);
-        // What the yes released: the requests it held and let go, else the
-        // form the approved element submits, as the question showed it.
-        walk.commit = held
+        // What the yes released, as recorded; else the requests it held and
+        // let go, else the form the approved element submits, as the
+        // question showed it.
+        walk.commit = released
             .into_iter()
+            .chain(held)
             .chain(asked)
             .find(|(turn, request)| Some(*turn) == final_turn && !is_safe_method(&request.method))
             .map(|(_, request)| request);
