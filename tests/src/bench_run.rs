@@ -61,19 +61,31 @@ pub async fn cancel(id: &str, tools: &str) -> anyhow::Result<Ran> {
 /// [`cancel`], with `--model-drives` when `model_drives`: the honest model
 /// then takes every step, and [`Ran::missed`] says which it could not see.
 pub async fn cancel_as(id: &str, tools: &str, model_drives: bool) -> anyhow::Result<Ran> {
+    cancel_in(tempfile::tempdir()?, id, tools, model_drives, None).await
+}
+
+/// [`cancel_as`] in `home` (whose installed plugins the run sees), with
+/// `plugin` run on the flow's site as a local copy instead of the flow's own
+/// service: a plugin drafted from an earlier run of it.
+pub async fn cancel_in(
+    home: tempfile::TempDir,
+    id: &str,
+    tools: &str,
+    model_drives: bool,
+    plugin: Option<&str>,
+) -> anyhow::Result<Ran> {
     let flow = Catalog::load()?.get(id)?.clone();
     let site = BenchSite::serve(&flow).await?;
     let (walker, missed) = honest_watched(&flow, tools);
     let model = ModelServer::start(walker).await?;
-    let home = tempfile::tempdir()?;
     let mut command = e2e::command(home.path());
     // A flow of a site no plugin knows is cancelled by its address, as a
     // person would: `cancel <address>`, the built-in generic service.
-    if flow.plugin {
-        command.args(["cancel", &flow.service, "--start-url", &site.url()]);
-    } else {
-        command.args(["cancel", &site.url()]);
-    }
+    match (plugin, flow.plugin) {
+        (Some(id), _) => command.args(["cancel", id, "--start-url", &site.url()]),
+        (None, true) => command.args(["cancel", &flow.service, "--start-url", &site.url()]),
+        (None, false) => command.args(["cancel", &site.url()]),
+    };
     command
         .args(["--tools", tools, "--headless"])
         .args(["--model", "claude-opus-4-6"])

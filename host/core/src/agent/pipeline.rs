@@ -118,6 +118,19 @@ pub(super) async fn act(
             Decision::Ask { reason } if action.origin.is_hosts() => {
                 return Ok(Acted::WouldAsk(reason));
             }
+            // What the run knows never changes what the person pays: a plan
+            // or remembered step whose form or link says it does (an offer
+            // page's "jetzt kündigen" that posts to `/offer/accept`) is not
+            // put to the person at all; the driver finds the other way.
+            Decision::Ask { .. }
+                if matches!(action.origin, Origin::Plan | Origin::Replay)
+                    && sends_billing_change(&gathered) =>
+            {
+                return Ok(Acted::Refused(Refusal::new(
+                    RefusalCode::ActionFailed,
+                    "This element's form or link changes what the person pays (an offer, a pause or another plan); the plan never takes it. Find the way to cancel instead.",
+                )));
+            }
             Decision::Ask { reason } => {
                 let url = state.snapshot.url.clone();
                 let request =
@@ -229,6 +242,20 @@ fn reads_as_billing_change(request: &HeldRequest) -> bool {
     floor::sign_in_url(&request.url)
         .is_some_and(|sign| sign.strength == floor::Strength::BillingChange)
         || guard_reads_billing(request)
+}
+
+/// Whether the address the target's form or link sends to reads as a
+/// change to what the person pays, by the floor's request reading.
+fn sends_billing_change(gathered: &Gathered) -> bool {
+    let Some(dom) = gathered.dom.as_ref() else {
+        return false;
+    };
+    dom.form_action.iter().chain(dom.href.iter()).any(|url| {
+        floor::read_request(&floor::url_request_text(url))
+            == Some(floor::RequestReading::ChangesBilling)
+            || floor::sign_in_url(url)
+                .is_some_and(|sign| sign.strength == floor::Strength::BillingChange)
+    })
 }
 
 /// Whether the guard's own reading of what a request sends (its fields, a

@@ -7,6 +7,7 @@
 
 use subterminator_core::memory::url_pattern;
 use subterminator_core::page::mask::is_secret_name;
+use subterminator_core::safety::success::{Claim, success_claim};
 use subterminator_declarative::API_VERSION;
 use subterminator_declarative::limits::{MAX_PATTERN_CHARS, MAX_TEXT_CHARS};
 
@@ -24,30 +25,6 @@ const MAX_SUCCESS_PHRASES: usize = 3;
 const MIN_PHRASE_CHARS: usize = 12;
 /// ... and one longer is one the site will reword soon.
 const MAX_PHRASE_CHARS: usize = 120;
-
-/// Stems of the words a confirmation uses for "cancelled" (the languages
-/// the bundled plugins speak): a success rule must speak of the end.
-const ENDED_STEMS: &[&str] = &[
-    "cancel",
-    "ended",
-    "terminat",
-    "unsubscrib",
-    "no longer",
-    "will not be charged",
-    "won't be charged",
-    "kündig",
-    "annul",
-    "résili",
-    "cancelad",
-    "opgezegd",
-    "anulowan",
-    "avslut",
-    "iptal",
-    "解約",
-    "取消",
-    "해지",
-    "إلغاء",
-];
 
 /// The steps a plan will hold: every action but one on a password field.
 pub(crate) fn plan_steps(walk: &Walk) -> Vec<&Step> {
@@ -354,7 +331,9 @@ pub(crate) fn success_phrases(walk: &Walk) -> Result<Vec<String>, DraftError> {
                 && !phrase
                     .chars()
                     .any(|c| c.is_ascii_digit() || c == '@' || c == '"')
-                && ENDED_STEMS.iter().any(|stem| phrase.contains(stem))
+                // The host's own reading, in the languages it reads: the
+                // sentence says, unconditionally, that it ended.
+                && matches!(success_claim(&phrase), Claim::Affirmed(_))
                 && scrub::text(&phrase) == phrase
                 && last.contains(&phrase)
                 && !earlier.iter().any(|tree| tree.contains(&phrase))
