@@ -22,6 +22,7 @@ mod decide;
 mod driver;
 mod events;
 mod facts;
+mod guard_rules;
 pub mod history;
 mod image;
 mod look;

@@ -20,6 +20,7 @@ mod instance;
 pub mod limits;
 mod load;
 mod registry;
+mod site;
 mod store;
 mod types;
 mod v0_1_0;

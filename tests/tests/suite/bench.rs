@@ -67,7 +67,8 @@ async fn the_offline_policy_over_every_flow() {
     }
 
     // Where a flow is a service's steps in another shape or language, the
-    // plan verifies it, each split counted apart.
+    // plan verifies it, each split counted apart. (A site no plugin knows
+    // has no plan of its own: its flows are judged by the honest bench.)
     for split in ["development", "held-out"] {
         let theirs: Vec<&Value> = runs
             .iter()
@@ -75,6 +76,7 @@ async fn the_offline_policy_over_every_flow() {
                 r["pass"] == "yes-to-all"
                     && r["flow"]["split"] == split
                     && r["flow"]["service_steps"] == true
+                    && r["flow"]["plugin"] != false
             })
             .collect();
         assert!(!theirs.is_empty(), "{split}");
@@ -94,6 +96,28 @@ async fn the_offline_policy_over_every_flow() {
             "{split}: {} of {} verified; missed {missed:?}",
             verified.len(),
             theirs.len()
+        );
+    }
+
+    // A site no plugin knows that shows the law's buttons (§312k BGB, the
+    // EU's withdrawal function), with no trick in the way, is cancelled by
+    // the plan every site shares alone: no model.
+    let statutory: Vec<&Value> = runs
+        .iter()
+        .filter(|r| {
+            let id = r["flow"]["id"].as_str().unwrap_or_default();
+            r["pass"] == "yes-to-all"
+                && r["flow"]["plugin"] == false
+                && (id.contains("-bgb-312k") || id.contains("-eu-withdrawal"))
+                && r["flow"]["tricks"].as_array().is_some_and(Vec::is_empty)
+        })
+        .collect();
+    assert!(statutory.len() >= 4, "{} statutory flows", statutory.len());
+    for run in statutory {
+        assert_eq!(
+            run["verdict"]["verified_success"], true,
+            "{}: {}",
+            run["flow"]["id"], run["verdict"]
         );
     }
 
@@ -133,7 +157,7 @@ async fn with_a_model_configured_the_plan_takes_every_service_step_flow() {
     let listed = e2e::run(list, "").await.unwrap();
     let ids: Vec<String> = records(&listed.stdout)
         .into_iter()
-        .filter(|f| f["service_steps"] == true && f["ending"] == "commit")
+        .filter(|f| f["service_steps"] == true && f["ending"] == "commit" && f["plugin"] != false)
         .map(|f| f["id"].as_str().unwrap().to_owned())
         .collect();
     assert!(ids.len() >= 30, "{ids:?}");

@@ -677,7 +677,7 @@ async fn cancel_answered_yes_cancels_the_matched_services_on_their_practice_site
         "{said}"
     );
     assert!(
-        said.contains("--start-url peacock=…: peacock is not among the services to cancel"),
+        said.contains("--start-url peacock=…: peacock is not among the subscriptions to cancel"),
         "{said}"
     );
     assert_eq!(services_run(home.path()), ["hulu", "spotify"], "{said}");

@@ -198,7 +198,7 @@ fn leaving(cx: &Ctx<'_>, state: &State, resolved: &Resolved) -> Option<String> {
 /// the guard counts that site's requests as the service's.
 fn widen(cx: &Ctx<'_>, state: &mut State, origin: String) {
     state.allowed_origins.push(origin);
-    let rules = super::turns::guard_rules(cx, state);
+    let rules = super::guard_rules::of(cx, state);
     if let Some(guard) = &state.guard {
         guard.set_rules(&rules);
     }

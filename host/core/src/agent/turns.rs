@@ -27,7 +27,7 @@ use super::virtual_tools;
 use super::{
     Event, MAX_NO_ACTION_REPLIES, MAX_REPLY_TOKENS, NUDGE, TaskReason, TaskResult, Tokens,
 };
-use crate::browser::guard::{GuardRules, NetworkGuard};
+use crate::browser::guard::NetworkGuard;
 use crate::error::Error;
 use crate::llm::textcall::{self, TextCall};
 use crate::llm::{Completion, Message, Request, ToolCall, ToolSpec};
@@ -40,7 +40,7 @@ pub(super) async fn run(
 ) -> Result<TaskResult, Error> {
     cx.reporter.busy("Opening the browser…");
     if cx.options.checkpoints {
-        let rules = guard_rules(cx, state);
+        let rules = super::guard_rules::of(cx, state);
         let installed = timed(
             &mut cx.clocks.browser,
             NetworkGuard::install(cx.browser, &rules),
@@ -262,42 +262,6 @@ fn refused_start(url: &str, why: &str) -> TaskResult {
     TaskResult::new(false, false, TaskReason::McpError, 0).with_error(format!(
         "The start address {url} was not opened: {why}, and a run starts on a page, not on a step that commits. Nothing was sent; start from the account page instead."
     ))
-}
-
-/// What the network guard stops: the plugin's commit patterns always,
-/// and, while an unapproved action runs, posts and navigations to the
-/// service's own sites.
-pub(super) fn guard_rules(cx: &Ctx<'_>, state: &State) -> GuardRules {
-    let m = &cx.service.metadata;
-    GuardRules {
-        origins: state.allowed_origins.clone(),
-        sites: cx
-            .service
-            .generic
-            .iter()
-            .filter_map(|g| g.domain.clone())
-            .collect(),
-        commit_requests: m
-            .commit_requests
-            .iter()
-            .map(|r| (r.method.clone(), r.url_pattern.clone()))
-            .collect(),
-        commit_urls: m.commit_url_patterns.clone(),
-        commit_words: crate::safety::floor::url_commit_words(),
-        reading: crate::safety::floor::request_words().pairs(),
-        // Checked at load (`plugin::bounds`); the guard applies each only
-        // while an action of its step runs, never on a page that commits.
-        harmless: m
-            .harmless
-            .iter()
-            .map(|h| crate::browser::guard::Harmless {
-                step: h.step,
-                method: h.method.clone(),
-                host: h.host.clone(),
-                path: h.path.clone(),
-            })
-            .collect(),
-    }
 }
 
 /// The driver's next move; `None` when an MCP client closed its session.

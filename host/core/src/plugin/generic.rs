@@ -26,6 +26,7 @@ use super::installed::{PluginKind, sha256_hex};
 use super::registry::{PluginSource, Registry, ServiceEntry, load_declarative};
 use super::{PluginEngine, PluginError};
 
+pub use super::site::Generic;
 pub use reach::{Unreachable, check as check_reachable};
 
 /// The plan, checkpoint and nothing else: the `[service]` table is made from
@@ -233,38 +234,6 @@ fn scheme_of(input: &str) -> Option<String> {
     // `about:blank` and `view-source:https://…` are schemes.
     let port = rest.chars().next().is_some_and(|c| c.is_ascii_digit());
     (is_scheme && (rest.starts_with("//") || !port)).then(|| head.to_ascii_lowercase())
-}
-
-/// What the host knows of a generic run beyond its service file.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Generic {
-    /// The registrable domain every https origin of which the run may
-    /// visit (see [`Address::domain`]).
-    pub domain: Option<String>,
-    /// Account pages to look at, in order, when the start page shows no way
-    /// on ([`ACCOUNT_PATHS`], on the address's origin); empty when the
-    /// person gave a page deeper than the home page.
-    pub paths: Vec<String>,
-}
-
-impl Generic {
-    /// Whether `origin` (`scheme://host[:port]`) is on the site: https, and
-    /// the domain or one under it.
-    pub fn covers(&self, origin: &str) -> bool {
-        let Some(domain) = &self.domain else {
-            return false;
-        };
-        let Ok(url) = url::Url::parse(origin) else {
-            return false;
-        };
-        url.scheme() == "https"
-            && url.host_str().is_some_and(|host| {
-                host == domain
-                    || host
-                        .strip_suffix(domain.as_str())
-                        .is_some_and(|sub| sub.ends_with('.'))
-            })
-    }
 }
 
 /// The `[service]` table of a generic service, as the schema spells it.

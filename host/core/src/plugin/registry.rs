@@ -81,7 +81,7 @@ pub struct ServiceEntry {
     pub plugin: SharedPlugin,
     /// Set for the generic service (`cancel <address>`): the site it may
     /// visit whole, and the account pages to look at.
-    pub generic: Option<super::generic::Generic>,
+    pub generic: Option<super::site::Generic>,
 }
 
 /// Which plugin ran, for run records: enough to find the exact bytes again.
