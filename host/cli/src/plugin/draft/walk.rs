@@ -233,42 +233,8 @@ impl Walk {
                 // What a yes let through: the record's own word for it
                 // (records from before it existed fall back on the held
                 // requests and the question's words).
-                "released" => {
-                    for request in event
-                        .get("requests")
-                        .and_then(Value::as_array)
-                        .into_iter()
-                        .flatten()
-                    {
-                        let field =
-                            |k: &str| request.get(k).and_then(Value::as_str).unwrap_or_default();
-                        released.push((
-                            turn,
-                            Request {
-                                method: field("method").to_owned(),
-                                url: field("url").to_owned(),
-                            },
-                        ));
-                    }
-                }
-                "guard_held" => {
-                    for request in event
-                        .get("requests")
-                        .and_then(Value::as_array)
-                        .into_iter()
-                        .flatten()
-                    {
-                        let field =
-                            |k: &str| request.get(k).and_then(Value::as_str).unwrap_or_default();
-                        held.push((
-                            turn,
-                            Request {
-                                method: field("method").to_owned(),
-                                url: field("url").to_owned(),
-                            },
-                        ));
-                    }
-                }
+                "released" => released.extend(requests_of(event).map(|r| (turn, r))),
+                "guard_held" => held.extend(requests_of(event).map(|r| (turn, r))),
                 _ => {}
             }
         }
@@ -368,6 +334,23 @@ pub(crate) fn split_target(target: &str) -> Option<(String, String)> {
     let name = rest.trim().strip_prefix('"')?.strip_suffix('"')?;
     let role_ok = !role.is_empty() && role.chars().all(|c| c.is_ascii_alphabetic());
     (role_ok && !name.trim().is_empty()).then(|| (role.to_owned(), name.to_owned()))
+}
+
+/// The `requests` an event lists (`released`, `guard_held`), each its
+/// method and address.
+fn requests_of(event: &Value) -> impl Iterator<Item = Request> + '_ {
+    event
+        .get("requests")
+        .and_then(Value::as_array)
+        .into_iter()
+        .flatten()
+        .map(|request| {
+            let field = |k: &str| request.get(k).and_then(Value::as_str).unwrap_or_default();
+            Request {
+                method: field("method").to_owned(),
+                url: field("url").to_owned(),
+            }
+        })
 }
 
 /// `submits a form: POST http://…/cancel/complete` in a question's details.
