@@ -246,6 +246,21 @@ fn facts_changed(before: &ElementFacts, now: &ElementFacts) -> Option<String> {
     None
 }
 
+/// Whether the address an element's form or link sends to (`dom`, read
+/// from the page) reads as a change to what the person pays, by the
+/// floor's request reading.
+pub(super) fn sends_billing_change(dom: Option<&ElementFacts>) -> bool {
+    let Some(dom) = dom else {
+        return false;
+    };
+    dom.form_action.iter().chain(dom.href.iter()).any(|url| {
+        crate::safety::floor::read_request(&crate::safety::floor::url_request_text(url))
+            == Some(crate::safety::floor::RequestReading::ChangesBilling)
+            || crate::safety::floor::sign_in_url(url)
+                .is_some_and(|sign| sign.strength == crate::safety::floor::Strength::BillingChange)
+    })
+}
+
 #[cfg(test)]
 mod tests {
     #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
@@ -291,5 +306,30 @@ mod tests {
             ..before.clone()
         };
         assert!(facts_changed(&before, &moved).is_some());
+    }
+    /// What an element's own form or link says decides whether a plan step
+    /// on it would change what the person pays (the plan never takes one).
+    #[test]
+    fn which_forms_and_links_change_billing_table() {
+        let cases: &[(Option<&str>, Option<&str>, bool)] = &[
+            // The address alone reads as the cancellation: only what the
+            // form sends tells it is an offer (the guard reads that).
+            (Some("https://x.example/cancel/loyalty/accept"), None, false),
+            (Some("https://x.example/offer/accept"), None, true),
+            (Some("https://x.example/plan/switch/confirm"), None, true),
+            (None, Some("https://x.example/account/pause/confirm"), true),
+            (Some("https://x.example/account/cancel/submit"), None, false),
+            (Some("https://x.example/kuendigung/absenden"), None, false),
+            (None, Some("https://x.example/account/cancel"), false),
+            (None, None, false),
+        ];
+        for (form, link, want) in cases {
+            let dom = ElementFacts {
+                form_action: form.map(str::to_owned),
+                href: link.map(str::to_owned),
+                ..ElementFacts::default()
+            };
+            assert_eq!(sends_billing_change(Some(&dom)), *want, "{form:?} {link:?}");
+        }
     }
 }

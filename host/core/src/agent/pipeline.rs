@@ -124,7 +124,7 @@ pub(super) async fn act(
             // put to the person at all; the driver finds the other way.
             Decision::Ask { .. }
                 if matches!(action.origin, Origin::Plan | Origin::Replay)
-                    && sends_billing_change(&gathered) =>
+                    && facts::sends_billing_change(gathered.dom.as_ref()) =>
             {
                 return Ok(Acted::Refused(Refusal::new(
                     RefusalCode::ActionFailed,
@@ -242,20 +242,6 @@ fn reads_as_billing_change(request: &HeldRequest) -> bool {
     floor::sign_in_url(&request.url)
         .is_some_and(|sign| sign.strength == floor::Strength::BillingChange)
         || guard_reads_billing(request)
-}
-
-/// Whether the address the target's form or link sends to reads as a
-/// change to what the person pays, by the floor's request reading.
-fn sends_billing_change(gathered: &Gathered) -> bool {
-    let Some(dom) = gathered.dom.as_ref() else {
-        return false;
-    };
-    dom.form_action.iter().chain(dom.href.iter()).any(|url| {
-        floor::read_request(&floor::url_request_text(url))
-            == Some(floor::RequestReading::ChangesBilling)
-            || floor::sign_in_url(url)
-                .is_some_and(|sign| sign.strength == floor::Strength::BillingChange)
-    })
 }
 
 /// Whether the guard's own reading of what a request sends (its fields, a
