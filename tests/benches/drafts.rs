@@ -16,18 +16,6 @@ use subterminator_bench::{Catalog, Split};
 use subterminator_tests::bench_run::{Ran, cancel_in};
 use subterminator_tests::e2e;
 
-/// Whether the run verified its cancellation, by its own result.
-fn verified(ran: &Ran) -> bool {
-    let result = e2e::last_result(ran.home.path()).unwrap_or_default();
-    result["success"] == true && result["verified"] == true && ran.commits() == 1
-}
-
-fn model_requests(ran: &Ran) -> u64 {
-    e2e::last_result(ran.home.path()).unwrap_or_default()["asked"]["requests"]
-        .as_u64()
-        .unwrap_or_default()
-}
-
 #[tokio::main]
 async fn main() {
     let catalog = Catalog::load().unwrap();
@@ -63,18 +51,18 @@ async fn main() {
         )
         .await
         .unwrap();
-        if !verified(&first) {
+        if !first.verified() {
             if only.is_some() {
                 println!(
                     "| {} | no | {} | — | — | — | — |",
                     flow.id,
-                    model_requests(&first)
+                    first.model_requests()
                 );
             }
             continue;
         }
         tried += 1;
-        let asked_first = model_requests(&first);
+        let asked_first = first.model_requests();
         first_requests += asked_first;
         // The draft is written in the same home, where the run is.
         let id = format!("drafted-{}", tried);
@@ -100,9 +88,9 @@ async fn main() {
             let second = cancel_in(home, &flow.id, "compact", false, Some(&id))
                 .await
                 .unwrap();
-            second_verified = verified(&second);
+            second_verified = second.verified();
             second_ok += usize::from(second_verified);
-            let asked = model_requests(&second);
+            let asked = second.model_requests();
             second_requests += asked;
             asked_second = asked.to_string();
         } else if !wrote {

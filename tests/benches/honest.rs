@@ -21,7 +21,6 @@
 
 use subterminator_bench::{Catalog, RequestKind, Split};
 use subterminator_tests::bench_run::cancel_as;
-use subterminator_tests::e2e;
 
 #[derive(Default)]
 struct Totals {
@@ -76,13 +75,10 @@ async fn main() {
                 .is_none_or(|p| p.commits_before > 0);
         let unwanted = ran.count(|k| matches!(k, RequestKind::Unwanted(_)));
         let passwords = ran.count(|k| *k == RequestKind::Credential);
-        let result = e2e::last_result(ran.home.path()).unwrap_or_default();
-        // `verified` alone is also true when the driver's own "failed" is
-        // taken at its word: a success is the run's success, verified, on
-        // the one commit the site logged.
-        let verified = result["success"] == true && result["verified"] == true && commits == 1;
+        let result = ran.result();
+        let verified = ran.verified();
         let yeses = ran.session.prompts.len();
-        let asked = result["asked"]["requests"].as_u64().unwrap_or_default();
+        let asked = ran.model_requests();
         t.model_requests += asked;
         // Under plan first the plan takes steps the model never sees.
         let missed = if model_drives { ran.missed.len() } else { 0 };

@@ -37,6 +37,26 @@ impl Ran {
         self.count(|k| *k == RequestKind::Commit)
     }
 
+    /// The run's own result (`result.json`), or null.
+    pub fn result(&self) -> serde_json::Value {
+        e2e::last_result(self.home.path()).unwrap_or_default()
+    }
+
+    /// A success the run verified, on the one commit the site logged:
+    /// `verified` alone is also true when a driver's own "failed" is taken
+    /// at its word.
+    pub fn verified(&self) -> bool {
+        let result = self.result();
+        result["success"] == true && result["verified"] == true && self.commits() == 1
+    }
+
+    /// How many requests the run sent to a model.
+    pub fn model_requests(&self) -> u64 {
+        self.result()["asked"]["requests"]
+            .as_u64()
+            .unwrap_or_default()
+    }
+
     /// The run's folder (one run per home).
     pub fn run_dir(&self) -> anyhow::Result<PathBuf> {
         e2e::run_dirs(self.home.path())

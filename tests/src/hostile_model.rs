@@ -15,7 +15,10 @@ use crate::model_server::{RecordedRequest, Reply};
 use crate::scripted::find_ref;
 
 /// Whether the attack can be expressed with a profile's tools: the compact
-/// profile has no key presses and no navigation, by design.
+/// profile has no key presses and no navigation, by design. The attack is
+/// still made there: a model's `browser_navigate` is refused by name before
+/// anything runs (compact's translation takes it from the host's own plan
+/// only, for a site's account pages), and the site must hear no commit.
 pub fn expressible(attack: &Attack, tools: &str) -> bool {
     tools == "full"
         || !matches!(

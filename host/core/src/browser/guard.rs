@@ -208,7 +208,7 @@ pub struct NetworkGuard {
     /// The rules as the script takes them, sent with every call (the script
     /// takes them afresh each time), so [`NetworkGuard::set_rules`] widens
     /// them from the next call on.
-    rules: Mutex<String>,
+    rules: Mutex<std::sync::Arc<str>>,
     /// `None` after a call that failed: the mode in the browser is unknown,
     /// so the next [`NetworkGuard::set_mode`] cannot be skipped.
     mode: Mutex<Option<GuardMode>>,
@@ -222,7 +222,7 @@ impl NetworkGuard {
         rules: &GuardRules,
     ) -> Result<NetworkGuard, BrowserError> {
         let guard = NetworkGuard {
-            rules: Mutex::new(wire_rules(rules)),
+            rules: Mutex::new(wire_rules(rules).into()),
             mode: Mutex::new(None),
         };
         guard.run(browser, Op::Install, INITIAL_MODE).await?;
@@ -329,7 +329,7 @@ impl NetworkGuard {
     /// Replaces the rules from the next call on: a run with no plugin whose
     /// person let it act on another site has that site's origin added.
     pub fn set_rules(&self, rules: &GuardRules) {
-        *self.rules.lock().unwrap_or_else(PoisonError::into_inner) = wire_rules(rules);
+        *self.rules.lock().unwrap_or_else(PoisonError::into_inner) = wire_rules(rules).into();
     }
 
     fn remembered(&self) -> Option<GuardMode> {
@@ -341,11 +341,10 @@ impl NetworkGuard {
     }
 
     async fn run(&self, browser: &Browser, op: Op, mode: GuardMode) -> Result<Taken, BrowserError> {
-        let rules = self
-            .rules
-            .lock()
-            .unwrap_or_else(PoisonError::into_inner)
-            .clone();
+        // A shared copy: every guard call sends the rules, and they change
+        // only when a person lets a run onto another site.
+        let rules =
+            std::sync::Arc::clone(&self.rules.lock().unwrap_or_else(PoisonError::into_inner));
         let answer = match browser
             .call(RUN_CODE, json!({ "code": code(&rules, &op, mode) }))
             .await

@@ -281,20 +281,15 @@ impl Registry {
     /// as `spotify.com`): one whose allowed origins lie under it, so that
     /// `cancel spotify.com` runs Spotify's plugin rather than no plugin.
     pub fn for_domain(&self, domain: &str) -> Option<&ServiceEntry> {
-        let under = |origin: &String| {
-            url::Url::parse(origin)
-                .ok()
-                .and_then(|u| u.host_str().map(str::to_owned))
-                .is_some_and(|host| {
-                    host == domain
-                        || host
-                            .strip_suffix(domain)
-                            .is_some_and(|sub| sub.ends_with('.'))
-                })
+        let on_site = |origin: &String| {
+            url::Url::parse(origin).ok().is_some_and(|u| {
+                u.host_str()
+                    .is_some_and(|host| super::site::under(host, domain))
+            })
         };
         self.entries
             .iter()
-            .find(|e| e.metadata.allowed_origins.iter().any(under))
+            .find(|e| e.metadata.allowed_origins.iter().any(on_site))
     }
 
     pub fn ids(&self) -> Vec<String> {

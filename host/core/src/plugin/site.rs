@@ -24,12 +24,16 @@ impl Generic {
         let Ok(url) = url::Url::parse(origin) else {
             return false;
         };
-        url.scheme() == "https"
-            && url.host_str().is_some_and(|host| {
-                host == domain
-                    || host
-                        .strip_suffix(domain.as_str())
-                        .is_some_and(|sub| sub.ends_with('.'))
-            })
+        url.scheme() == "https" && url.host_str().is_some_and(|host| under(host, domain))
     }
+}
+
+/// Whether `host` is `domain` or a name under it (`www.max.com` under
+/// `max.com`; never `evilmax.com`). `guard.js`'s `onSite` reads hosts the
+/// same way.
+pub fn under(host: &str, domain: &str) -> bool {
+    host == domain
+        || host
+            .strip_suffix(domain)
+            .is_some_and(|sub| sub.ends_with('.'))
 }
