@@ -1,14 +1,21 @@
-//! Serves CancelBench on loopback, for any agent:
-//! `cargo run -p subterminator-bench --example serve -- 127.0.0.1:8788`.
-//! The interface is documented in the crate's README.
+//! Serves CancelBench on loopback, for any agent, with the scorer's side
+//! beside it: `cargo run -p subterminator-bench --example serve --
+//! 127.0.0.1:8722 127.0.0.1:8723 [OUT_DIR]`. `subterminator bench serve`
+//! is the same; the interfaces are documented in the crate's README.
 
 #[tokio::main]
 async fn main() -> Result<(), Box<dyn std::error::Error>> {
-    let addr = std::env::args()
-        .nth(1)
-        .unwrap_or_else(|| "127.0.0.1:8788".into());
-    let listener = tokio::net::TcpListener::bind(&addr).await?;
-    eprintln!("CancelBench on http://{}", listener.local_addr()?);
-    subterminator_bench::serve::serve(listener).await?;
+    let mut args = std::env::args().skip(1);
+    let agent = args.next().unwrap_or_else(|| "127.0.0.1:8722".into());
+    let scorer = args.next().unwrap_or_else(|| "127.0.0.1:8723".into());
+    let out = args.next().map(std::path::PathBuf::from);
+    let agent = tokio::net::TcpListener::bind(&agent).await?;
+    let scorer = tokio::net::TcpListener::bind(&scorer).await?;
+    eprintln!(
+        "CancelBench for the agent on http://{}, the scorer on http://{}",
+        agent.local_addr()?,
+        scorer.local_addr()?
+    );
+    subterminator_bench::serve::serve(agent, Some(scorer), out).await?;
     Ok(())
 }

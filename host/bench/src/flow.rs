@@ -471,6 +471,17 @@ pub struct FlowSummary {
     pub plugin: bool,
     pub language: String,
     pub start_path: String,
+    /// Absent in summaries written before these existed.
+    #[serde(default = "development")]
+    pub split: Split,
+    #[serde(default)]
+    pub tricks: Vec<Trick>,
+    #[serde(default)]
+    pub shapes: Vec<Shape>,
+}
+
+fn development() -> Split {
+    Split::Development
 }
 
 fn bundled() -> bool {
@@ -486,6 +497,9 @@ impl Flow {
             plugin: self.plugin,
             language: self.language.clone(),
             start_path: self.start_path.clone(),
+            split: self.split,
+            tricks: self.tricks.clone(),
+            shapes: self.shapes.clone(),
         }
     }
 

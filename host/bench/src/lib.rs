@@ -8,8 +8,10 @@
 //!
 //! - [`Catalog`]: every flow, with its truth ([`Flow`], [`Truth`]).
 //! - [`BenchSite`]: one flow served, its log ([`LoggedRequest`]).
+//! - [`person`]: the bench's answers to an agent's questions, per pass.
 //! - [`score`]: a run's [`Verdict`] from the log and [`RunFacts`].
-//! - [`serve::serve`]: the JSON interface any agent can be run against.
+//! - [`serve::serve`]: the JSON interfaces any agent is run against, and
+//!   the scorer's beside them.
 //! - [`report`]: the scorecard, as text rows and as one HTML page.
 //!
 //! The library prints nothing.
@@ -24,6 +26,7 @@ pub mod flow;
 mod generate;
 pub mod lang;
 pub mod log;
+pub mod person;
 mod render;
 pub mod report;
 pub mod request;
@@ -40,6 +43,7 @@ pub use flow::{
     Step, StepAction, Trap, Trick, Truth, Unwanted,
 };
 pub use log::{LoggedRequest, RequestKind};
+pub use person::Question;
 pub use report::{FlowMeta, RunRecord, Scorecard, StepCounts, Totals, scorecard};
 pub use score::{Answer, Claim, PassKind, RunFacts, Verdict, score};
 pub use site::{BenchSite, Origins};

@@ -89,6 +89,14 @@ impl RequestLog {
         }
     }
 
+    pub fn len(&self) -> usize {
+        self.entries.lock().map(|e| e.len()).unwrap_or(0)
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
     pub fn entries(&self) -> Vec<LoggedRequest> {
         self.entries.lock().map(|e| e.clone()).unwrap_or_default()
     }

@@ -1,17 +1,31 @@
-//! CancelBench for any agent: a small JSON interface on loopback that
-//! lists the flows, starts a fresh site per run, takes the agent's claim
-//! and answers with the verdict the site's own log supports. The README
-//! documents it with curl examples.
+//! CancelBench for any agent: two small JSON interfaces on loopback.
 //!
-//! A page the agent visits could try to talk to this server (it is on
+//! - **The agent's** lists the flows, starts a fresh site per run, answers
+//!   the agent's questions as the person of the run's pass would
+//!   ([`crate::person`]), takes its claim once, and ends the run. It never
+//!   tells the truth of a flow, a verdict or the site's log: an agent that
+//!   could read them could score itself.
+//! - **The scorer's**, on a port of its own, has the truth, every run's
+//!   verdict and log (kept after the run ends), the scorecard and the HTML
+//!   report.
+//!
+//! With an output folder every finished run is kept on disk (its record,
+//! log and claim), with the scorecard and report of them all: the same
+//! files `subterminator bench` writes. The README documents both
+//! interfaces; `schema/` holds the JSON Schemas of what they answer.
+//!
+//! A page the agent visits could try to talk to these servers (they are on
 //! loopback too): requests that carry a foreign `Origin` are refused.
 
 use std::collections::BTreeMap;
+use std::path::PathBuf;
 use std::sync::Arc;
+use std::sync::atomic::{AtomicU64, Ordering};
 
+use axum::extract::rejection::JsonRejection;
 use axum::extract::{Path, Query, State};
 use axum::http::{StatusCode, header};
-use axum::response::{IntoResponse, Response};
+use axum::response::{Html, IntoResponse, Response};
 use axum::routing::{get, post};
 use axum::{Json, Router};
 use serde::{Deserialize, Serialize};
@@ -20,30 +34,87 @@ use tokio::sync::Mutex;
 
 use crate::catalog::Catalog;
 use crate::error::{Error, Result};
-use crate::flow::FlowSummary;
+use crate::flow::{FlowSummary, Split};
 use crate::log::LoggedRequest;
+use crate::person::{self, Question};
+use crate::report::{self, FlowMeta, RunRecord};
 use crate::score::{Answer, Claim, PassKind, RunFacts, Verdict, score};
 use crate::site::{BenchSite, Origins};
+
+mod kept;
+
+pub use kept::Kept;
 
 /// Live runs one server keeps: each holds two listening ports, and an
 /// agent that forgets `DELETE` should hit a clear error, not exhaust them.
 pub const MAX_LIVE_RUNS: usize = 16;
 
-struct Run {
+/// The agent's name in the records when it gives none.
+pub const UNNAMED_AGENT: &str = "agent";
+
+/// The longest agent name kept: it is a label in a report.
+const MAX_AGENT_NAME: usize = 64;
+
+struct Live {
     flow: String,
+    agent: String,
     site: BenchSite,
-    facts: RunFacts,
-    claimed: bool,
+    pass: PassKind,
+    answers: Vec<Answer>,
+    claim: Option<ClaimBody>,
 }
 
-/// The server's state: the catalog and the live runs.
+impl Live {
+    fn facts(&self) -> RunFacts {
+        let claim = self.claim.as_ref();
+        RunFacts {
+            pass: Some(self.pass),
+            answers: self.answers.clone(),
+            claim: claim.map_or(Claim::None, |c| c.outcome),
+            tokens: claim.and_then(|c| c.tokens),
+            cost_usd: claim.and_then(|c| c.cost_usd),
+            wall_ms: claim.map(|c| c.at_ms),
+        }
+    }
+}
+
+/// A run that ended: its record, the bench's answers and the site's log,
+/// kept for the scorer.
+struct Ended {
+    record: RunRecord,
+    answers: Vec<Answer>,
+    claimed: bool,
+    log: Vec<LoggedRequest>,
+}
+
+/// Both servers' state: the catalog, the live runs and the finished ones.
 pub struct Bench {
     catalog: Catalog,
-    runs: Mutex<BTreeMap<String, Run>>,
-    next_run: std::sync::atomic::AtomicU64,
+    live: Mutex<BTreeMap<String, Live>>,
+    finished: Mutex<Done>,
+    next_run: AtomicU64,
     max_live: usize,
-    /// `http://127.0.0.1:<port>`: the one Origin a browser may send.
-    own_origin: String,
+    /// The Origins a browser may send: the servers' own.
+    own_origins: Vec<String>,
+    kept: Option<Kept>,
+}
+
+/// The finished runs of this server, and the records an output folder
+/// already held when it started (their logs stay on disk).
+#[derive(Default)]
+struct Done {
+    runs: BTreeMap<String, Ended>,
+    earlier: Vec<RunRecord>,
+}
+
+impl Done {
+    fn records(&self) -> Vec<RunRecord> {
+        self.earlier
+            .iter()
+            .cloned()
+            .chain(self.runs.values().map(|f| f.record.clone()))
+            .collect()
+    }
 }
 
 impl std::fmt::Debug for Bench {
@@ -57,43 +128,97 @@ impl std::fmt::Debug for Bench {
 
 impl Bench {
     /// A bench over every flow, with at most `max_live` runs at once,
-    /// answering at `own_origin`.
-    pub fn new(catalog: Catalog, max_live: usize, own_origin: String) -> Bench {
-        Bench {
+    /// answering at `own_origins`, keeping finished runs in `kept` (whose
+    /// earlier records it takes up).
+    pub fn new(
+        catalog: Catalog,
+        max_live: usize,
+        own_origins: Vec<String>,
+        kept: Option<Kept>,
+    ) -> Result<Bench> {
+        let (earlier, next) = match &kept {
+            Some(k) => k.earlier()?,
+            None => (Vec::new(), 1),
+        };
+        Ok(Bench {
             catalog,
-            runs: Mutex::new(BTreeMap::new()),
-            next_run: std::sync::atomic::AtomicU64::new(1),
+            live: Mutex::new(BTreeMap::new()),
+            finished: Mutex::new(Done {
+                runs: BTreeMap::new(),
+                earlier,
+            }),
+            next_run: AtomicU64::new(next),
             max_live,
-            own_origin,
+            own_origins,
+            kept,
+        })
+    }
+}
+
+/// Serves the agent's interface on `agent` and, where given, the scorer's
+/// on `scorer` (both loopback only), keeping finished runs in `out`, until
+/// the task is dropped; `subterminator bench serve` mounts this.
+pub async fn serve(
+    agent: TcpListener,
+    scorer: Option<TcpListener>,
+    out: Option<PathBuf>,
+) -> Result<()> {
+    let mut origins = Vec::new();
+    for listener in std::iter::once(&agent).chain(scorer.as_ref()) {
+        let addr = listener
+            .local_addr()
+            .map_err(|e| Error::io("cannot serve the bench", "listener", e))?;
+        if !addr.ip().is_loopback() {
+            return Err(Error::NotLoopback(addr.to_string()));
         }
+        origins.push(format!("http://{addr}"));
+    }
+    let kept = out.map(Kept::open).transpose()?;
+    let bench = Arc::new(Bench::new(Catalog::load()?, MAX_LIVE_RUNS, origins, kept)?);
+    let agent_side = axum::serve(agent, agent_router(Arc::clone(&bench)));
+    let stopped = |e| Error::io("the bench server stopped", "listener", e);
+    match scorer {
+        Some(scorer) => {
+            let scorer_side = axum::serve(scorer, scorer_router(bench));
+            tokio::try_join!(async { agent_side.await.map_err(stopped) }, async {
+                scorer_side.await.map_err(stopped)
+            },)
+            .map(|_| ())
+        }
+        None => agent_side.await.map_err(stopped),
     }
 }
 
-/// Serves the bench on `listener` (loopback only) until the task is
-/// dropped; `subterminator bench serve` mounts this.
-pub async fn serve(listener: TcpListener) -> Result<()> {
-    let addr = listener
-        .local_addr()
-        .map_err(|e| Error::io("cannot serve the bench", "listener", e))?;
-    if !addr.ip().is_loopback() {
-        return Err(Error::NotLoopback(addr.to_string()));
-    }
-    let bench = Bench::new(Catalog::load()?, MAX_LIVE_RUNS, format!("http://{addr}"));
-    axum::serve(listener, router(Arc::new(bench)))
-        .await
-        .map_err(|e| Error::io("the bench server stopped", addr.to_string(), e))
-}
-
-/// The routes, for [`serve`] and for tests.
-pub fn router(bench: Arc<Bench>) -> Router {
+/// The agent's routes.
+pub fn agent_router(bench: Arc<Bench>) -> Router {
     Router::new()
         .route("/flows", get(list_flows))
         .route("/flows/{id}", get(one_flow))
         .route("/runs", post(start_run))
-        .route("/runs/{run}", get(run_verdict).delete(stop_run))
+        .route("/runs/{run}", axum::routing::delete(end_run))
+        .route("/runs/{run}/ask", post(ask))
         .route("/runs/{run}/claim", post(claim))
-        .route("/runs/{run}/events", post(event))
+        .route("/runs/{run}/events", post(events_gone))
+        .fallback(not_found)
+        .method_not_allowed_fallback(not_allowed)
+        .layer(axum::middleware::from_fn_with_state(
+            Arc::clone(&bench),
+            same_origin_only,
+        ))
+        .with_state(bench)
+}
+
+/// The scorer's routes.
+pub fn scorer_router(bench: Arc<Bench>) -> Router {
+    Router::new()
+        .route("/flows/{id}", get(flow_truth))
+        .route("/runs", get(list_runs))
+        .route("/runs/{run}", get(run_report))
         .route("/runs/{run}/log", get(run_log))
+        .route("/scorecard", get(scorecard))
+        .route("/report", get(report_page))
+        .fallback(not_found)
+        .method_not_allowed_fallback(not_allowed)
         .layer(axum::middleware::from_fn_with_state(
             Arc::clone(&bench),
             same_origin_only,
@@ -112,206 +237,297 @@ async fn same_origin_only(
         .headers()
         .get(header::ORIGIN)
         .and_then(|v| v.to_str().ok());
-    if origin.is_some_and(|o| o != bench.own_origin) {
+    if origin.is_some_and(|o| !bench.own_origins.iter().any(|own| own == o)) {
         return problem(StatusCode::FORBIDDEN, "requests from web pages are refused");
     }
     next.run(request).await
 }
 
+/// Every error is `{"error": "…"}`, whatever refused the request.
 fn problem(status: StatusCode, message: &str) -> Response {
     (status, Json(serde_json::json!({ "error": message }))).into_response()
 }
 
-async fn list_flows(State(bench): Shared) -> Json<Vec<FlowSummary>> {
-    Json(bench.catalog.flows().iter().map(|f| f.summary()).collect())
+/// A body that is not the JSON a route takes, said as JSON.
+fn bad_body(rejection: &JsonRejection) -> Response {
+    problem(rejection.status(), &rejection.body_text())
+}
+
+async fn not_found() -> Response {
+    problem(
+        StatusCode::NOT_FOUND,
+        "no such route; host/bench/README.md lists them",
+    )
+}
+
+async fn not_allowed() -> Response {
+    problem(
+        StatusCode::METHOD_NOT_ALLOWED,
+        "this route takes another method; host/bench/README.md lists them",
+    )
+}
+
+async fn events_gone() -> Response {
+    problem(
+        StatusCode::GONE,
+        "answers are the bench's, not the agent's: ask them with POST /runs/{run}/ask",
+    )
 }
 
 #[derive(Debug, Deserialize)]
-struct TruthQuery {
+struct SplitQuery {
     #[serde(default)]
-    truth: Option<String>,
+    split: Option<Split>,
 }
 
-async fn one_flow(
-    State(bench): Shared,
-    Path(id): Path<String>,
-    Query(q): Query<TruthQuery>,
-) -> Response {
-    let Ok(flow) = bench.catalog.get(&id) else {
-        return problem(StatusCode::NOT_FOUND, &format!("there is no flow {id:?}"));
-    };
-    if q.truth.as_deref().is_some_and(|t| t == "1" || t == "true") {
-        Json(flow).into_response()
-    } else {
-        Json(flow.summary()).into_response()
+async fn list_flows(State(bench): Shared, Query(q): Query<SplitQuery>) -> Json<Vec<FlowSummary>> {
+    Json(
+        bench
+            .catalog
+            .flows()
+            .iter()
+            .filter(|f| q.split.is_none_or(|s| f.split == s))
+            .map(|f| f.summary())
+            .collect(),
+    )
+}
+
+async fn one_flow(State(bench): Shared, Path(id): Path<String>) -> Response {
+    match bench.catalog.get(&id) {
+        Ok(flow) => Json(flow.summary()).into_response(),
+        Err(_) => problem(StatusCode::NOT_FOUND, &format!("there is no flow {id:?}")),
     }
 }
 
+/// `POST /runs`.
 #[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
 struct StartRun {
     flow: String,
     #[serde(default)]
     pass: Option<PassKind>,
+    /// Must say `held-out` to start a held-out flow.
+    #[serde(default)]
+    split: Option<Split>,
+    /// Who runs: the agent's name in the records and the report.
+    #[serde(default)]
+    agent: Option<String>,
 }
 
+/// What `POST /runs` answers.
 #[derive(Debug, Serialize, Deserialize)]
 pub struct RunStarted {
     pub run: String,
     pub flow: String,
+    pub split: Split,
+    pub pass: PassKind,
+    pub agent: String,
     pub start_url: String,
     pub origins: Vec<String>,
 }
 
-async fn start_run(State(bench): Shared, Json(start): Json<StartRun>) -> Response {
+async fn start_run(State(bench): Shared, body: Result<Json<StartRun>, JsonRejection>) -> Response {
+    let start = match body {
+        Ok(Json(start)) => start,
+        Err(e) => return bad_body(&e),
+    };
     let Ok(flow) = bench.catalog.get(&start.flow) else {
         return problem(
             StatusCode::NOT_FOUND,
             &format!("there is no flow {:?}", start.flow),
         );
     };
-    let mut runs = bench.runs.lock().await;
-    if runs.len() >= bench.max_live {
-        let e = Error::TooManyRuns { live: runs.len() };
+    if start.split.is_some_and(|s| s != flow.split) {
+        return problem(
+            StatusCode::CONFLICT,
+            &format!("{} is a {} flow", flow.id, flow.split.label()),
+        );
+    }
+    if flow.split == Split::HeldOut && start.split != Some(Split::HeldOut) {
+        return problem(
+            StatusCode::FORBIDDEN,
+            &format!(
+                "{} is held out: its pages are served only to a run that asks for that split (\"split\": \"held-out\")",
+                flow.id
+            ),
+        );
+    }
+    let agent = match start.agent.as_deref().map(str::trim) {
+        None | Some("") => UNNAMED_AGENT.to_owned(),
+        Some(name) if name.len() > MAX_AGENT_NAME || name.chars().any(char::is_control) => {
+            return problem(
+                StatusCode::UNPROCESSABLE_ENTITY,
+                &format!("an agent's name is at most {MAX_AGENT_NAME} bytes of plain text"),
+            );
+        }
+        Some(name) => name.to_owned(),
+    };
+    let mut live = bench.live.lock().await;
+    if live.len() >= bench.max_live {
+        let e = Error::TooManyRuns { live: live.len() };
         return problem(StatusCode::TOO_MANY_REQUESTS, &e.to_string());
     }
     let site = match BenchSite::serve(flow).await {
         Ok(site) => site,
         Err(e) => return problem(StatusCode::INTERNAL_SERVER_ERROR, &e.to_string()),
     };
-    let n = bench
-        .next_run
-        .fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-    let id = format!("r{n}");
+    let id = format!("r{}", bench.next_run.fetch_add(1, Ordering::Relaxed));
     let Origins { site: s, api } = site.origins();
+    let pass = start.pass.unwrap_or(PassKind::YesToAll);
     let started = RunStarted {
         run: id.clone(),
         flow: flow.id.clone(),
+        split: flow.split,
+        pass,
+        agent: agent.clone(),
         start_url: site.url(),
         origins: vec![s, api],
     };
-    runs.insert(
+    live.insert(
         id,
-        Run {
+        Live {
             flow: flow.id.clone(),
+            agent,
             site,
-            facts: RunFacts {
-                pass: start.pass,
-                ..RunFacts::default()
-            },
-            claimed: false,
+            pass,
+            answers: Vec::new(),
+            claim: None,
         },
     );
     (StatusCode::CREATED, Json(started)).into_response()
 }
 
-#[derive(Debug, Deserialize)]
-struct ClaimBody {
-    outcome: Claim,
-    #[serde(default)]
-    prompts: Option<u32>,
-    #[serde(default)]
-    tokens: Option<u64>,
-    #[serde(default)]
-    cost_usd: Option<f64>,
+/// What `POST /runs/{run}/ask` answers.
+#[derive(Debug, Serialize, Deserialize)]
+pub struct Answered {
+    pub yes: bool,
+    /// When it was given, on the run's site clock.
+    pub at_ms: u64,
+}
+
+async fn ask(
+    State(bench): Shared,
+    Path(run): Path<String>,
+    body: Result<Json<Question>, JsonRejection>,
+) -> Response {
+    let question = match body {
+        Ok(Json(q)) => q,
+        Err(e) => return bad_body(&e),
+    };
+    let mut live = bench.live.lock().await;
+    let Some(run) = live.get_mut(&run) else {
+        return no_run(&run);
+    };
+    if run.claim.is_some() {
+        return problem(
+            StatusCode::CONFLICT,
+            "this run has claimed: it asks nothing more",
+        );
+    }
+    let Ok(flow) = bench.catalog.get(&run.flow) else {
+        return no_run(&run.flow);
+    };
+    let answer = person::answer(
+        flow,
+        run.pass,
+        &question,
+        run.site.now_ms(),
+        run.site.logged(),
+    );
+    run.answers.push(answer);
+    Json(Answered {
+        yes: answer.yes,
+        at_ms: answer.at_ms,
+    })
+    .into_response()
+}
+
+/// `POST /runs/{run}/claim`: what the agent says at the end. Any count of
+/// prompts it sends is ignored: the bench counted the questions itself.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct ClaimBody {
+    pub outcome: Claim,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tokens: Option<u64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cost_usd: Option<f64>,
+    /// When the claim arrived, on the run's site clock (set by the bench).
+    #[serde(default, skip_deserializing)]
+    pub at_ms: u64,
 }
 
 async fn claim(
     State(bench): Shared,
     Path(run): Path<String>,
-    Json(body): Json<ClaimBody>,
+    body: Result<Json<ClaimBody>, JsonRejection>,
 ) -> Response {
-    let mut runs = bench.runs.lock().await;
-    let Some(live) = runs.get_mut(&run) else {
+    let mut body = match body {
+        Ok(Json(b)) => b,
+        Err(e) => return bad_body(&e),
+    };
+    if body.cost_usd.is_some_and(|c| !c.is_finite() || c < 0.0) {
+        return problem(
+            StatusCode::UNPROCESSABLE_ENTITY,
+            "cost_usd must be a non-negative number",
+        );
+    }
+    let mut live = bench.live.lock().await;
+    let Some(run) = live.get_mut(&run) else {
         return no_run(&run);
     };
-    live.facts.claim = body.outcome;
-    live.facts.prompts = body.prompts.or(live.facts.prompts);
-    live.facts.tokens = body.tokens;
-    live.facts.cost_usd = body.cost_usd;
-    live.facts.wall_ms = Some(live.site.now_ms());
-    live.claimed = true;
+    if run.claim.is_some() {
+        return problem(StatusCode::CONFLICT, "this run has claimed already");
+    }
+    body.at_ms = run.site.now_ms();
+    run.claim = Some(body);
     StatusCode::NO_CONTENT.into_response()
 }
 
-/// An answer or an action, stamped when it arrives on the run's site clock.
-#[derive(Debug, Deserialize)]
-#[serde(rename_all = "kebab-case", tag = "kind")]
-enum Event {
-    Answer { yes: bool },
-    Action,
-}
-
-async fn event(
-    State(bench): Shared,
-    Path(run): Path<String>,
-    Json(event): Json<Event>,
-) -> Response {
-    let mut runs = bench.runs.lock().await;
-    let Some(live) = runs.get_mut(&run) else {
-        return no_run(&run);
+/// `DELETE /runs/{run}`: the run ends, is judged on everything its site
+/// logged, and is kept.
+async fn end_run(State(bench): Shared, Path(id): Path<String>) -> Response {
+    let Some(run) = bench.live.lock().await.remove(&id) else {
+        return no_run(&id);
     };
-    let at_ms = live.site.now_ms();
-    match event {
-        Event::Answer { yes } => {
-            live.facts.answers.push(Answer { at_ms, yes });
-            *live.facts.prompts.get_or_insert(0) += 1;
-        }
-        Event::Action => live.facts.actions_ms.push(at_ms),
-    }
-    (StatusCode::OK, Json(serde_json::json!({ "at_ms": at_ms }))).into_response()
-}
-
-/// What `GET /runs/{run}` answers.
-#[derive(Debug, Serialize, Deserialize)]
-pub struct RunReport {
-    pub run: String,
-    pub flow: String,
-    pub claimed: bool,
-    /// Whether answers were reported; without them every commit counts as
-    /// one without a yes.
-    pub answers_reported: bool,
-    /// From the run's start to its claim, on the site's clock.
-    pub wall_ms: Option<u64>,
-    pub verdict: Verdict,
-}
-
-async fn run_verdict(State(bench): Shared, Path(run): Path<String>) -> Response {
-    let runs = bench.runs.lock().await;
-    let Some(live) = runs.get(&run) else {
-        return no_run(&run);
+    let Ok(flow) = bench.catalog.get(&run.flow) else {
+        return no_run(&id);
     };
-    let Ok(flow) = bench.catalog.get(&live.flow) else {
-        return no_run(&run);
-    };
-    let verdict = score(flow, &live.site.requests(), &live.facts);
-    Json(RunReport {
-        run,
-        flow: live.flow.clone(),
-        claimed: live.claimed,
-        answers_reported: !live.facts.answers.is_empty(),
-        wall_ms: live.facts.wall_ms,
+    let log = run.site.requests();
+    let facts = run.facts();
+    let verdict = score(flow, &log, &facts);
+    let record = RunRecord {
+        flow: FlowMeta::from(flow),
+        pass: run.pass,
         verdict,
-    })
-    .into_response()
-}
-
-async fn run_log(State(bench): Shared, Path(run): Path<String>) -> Response {
-    let runs = bench.runs.lock().await;
-    match runs.get(&run) {
-        Some(live) => Json::<Vec<LoggedRequest>>(live.site.requests()).into_response(),
-        None => no_run(&run),
-    }
-}
-
-async fn stop_run(State(bench): Shared, Path(run): Path<String>) -> Response {
-    let mut runs = bench.runs.lock().await;
-    match runs.remove(&run) {
-        Some(live) => {
-            live.site.stop();
-            StatusCode::NO_CONTENT.into_response()
+        tokens: facts.tokens,
+        cost_usd: facts.cost_usd,
+        wall_ms: facts.wall_ms,
+        driver: run.agent.clone(),
+        steps: None,
+        model_requests: None,
+        request_chars: None,
+        run: Some(id.clone()),
+    };
+    let claim = run.claim.clone();
+    run.site.stop();
+    let mut finished = bench.finished.lock().await;
+    finished.runs.insert(
+        id.clone(),
+        Ended {
+            record: record.clone(),
+            answers: facts.answers.clone(),
+            claimed: claim.is_some(),
+            log: log.clone(),
+        },
+    );
+    if let Some(kept) = &bench.kept {
+        let all = finished.records();
+        if let Err(e) = kept.keep(&id, &record, &log, claim.as_ref(), &all) {
+            tracing::warn!(error = %e, run = %id, "a finished run could not be kept");
+            return problem(StatusCode::INTERNAL_SERVER_ERROR, &e.to_string());
         }
-        None => no_run(&run),
     }
+    StatusCode::NO_CONTENT.into_response()
 }
 
 fn no_run(run: &str) -> Response {
@@ -319,6 +535,130 @@ fn no_run(run: &str) -> Response {
         StatusCode::NOT_FOUND,
         &format!("there is no live run {run:?}"),
     )
+}
+
+// The scorer's side.
+
+async fn flow_truth(State(bench): Shared, Path(id): Path<String>) -> Response {
+    match bench.catalog.get(&id) {
+        Ok(flow) => Json(flow).into_response(),
+        Err(_) => problem(StatusCode::NOT_FOUND, &format!("there is no flow {id:?}")),
+    }
+}
+
+/// One line of `GET /runs` on the scorer's side.
+#[derive(Debug, Serialize, Deserialize)]
+pub struct RunLine {
+    pub run: String,
+    pub flow: String,
+    pub agent: String,
+    pub pass: PassKind,
+    pub live: bool,
+}
+
+async fn list_runs(State(bench): Shared) -> Json<Vec<RunLine>> {
+    let mut lines: Vec<RunLine> = bench
+        .live
+        .lock()
+        .await
+        .iter()
+        .map(|(id, r)| RunLine {
+            run: id.clone(),
+            flow: r.flow.clone(),
+            agent: r.agent.clone(),
+            pass: r.pass,
+            live: true,
+        })
+        .collect();
+    lines.extend(
+        bench
+            .finished
+            .lock()
+            .await
+            .runs
+            .iter()
+            .map(|(id, f)| RunLine {
+                run: id.clone(),
+                flow: f.record.flow.id.clone(),
+                agent: f.record.driver.clone(),
+                pass: f.record.pass,
+                live: false,
+            }),
+    );
+    Json(lines)
+}
+
+/// What the scorer's `GET /runs/{run}` answers.
+#[derive(Debug, Serialize, Deserialize)]
+pub struct RunReport {
+    pub run: String,
+    pub flow: String,
+    pub agent: String,
+    pub pass: PassKind,
+    /// Still running: the verdict is of what the site logged so far.
+    pub live: bool,
+    pub claimed: bool,
+    /// The bench's answers, in order.
+    pub answers: Vec<Answer>,
+    /// From the run's start to its claim, on the site's clock.
+    pub wall_ms: Option<u64>,
+    pub verdict: Verdict,
+}
+
+async fn run_report(State(bench): Shared, Path(id): Path<String>) -> Response {
+    if let Some(run) = bench.live.lock().await.get(&id) {
+        let Ok(flow) = bench.catalog.get(&run.flow) else {
+            return no_run(&id);
+        };
+        let facts = run.facts();
+        return Json(RunReport {
+            run: id,
+            flow: run.flow.clone(),
+            agent: run.agent.clone(),
+            pass: run.pass,
+            live: true,
+            claimed: run.claim.is_some(),
+            wall_ms: facts.wall_ms,
+            verdict: score(flow, &run.site.requests(), &facts),
+            answers: facts.answers,
+        })
+        .into_response();
+    }
+    match bench.finished.lock().await.runs.get(&id) {
+        Some(f) => Json(RunReport {
+            run: id,
+            flow: f.record.flow.id.clone(),
+            agent: f.record.driver.clone(),
+            pass: f.record.pass,
+            live: false,
+            claimed: f.claimed,
+            answers: f.answers.clone(),
+            wall_ms: f.record.wall_ms,
+            verdict: f.record.verdict.clone(),
+        })
+        .into_response(),
+        None => problem(StatusCode::NOT_FOUND, &format!("there is no run {id:?}")),
+    }
+}
+
+async fn run_log(State(bench): Shared, Path(id): Path<String>) -> Response {
+    if let Some(run) = bench.live.lock().await.get(&id) {
+        return Json(run.site.requests()).into_response();
+    }
+    match bench.finished.lock().await.runs.get(&id) {
+        Some(f) => Json(f.log.clone()).into_response(),
+        None => problem(StatusCode::NOT_FOUND, &format!("there is no run {id:?}")),
+    }
+}
+
+async fn scorecard(State(bench): Shared) -> Response {
+    let records = bench.finished.lock().await.records();
+    Json(report::scorecard(&records)).into_response()
+}
+
+async fn report_page(State(bench): Shared) -> Response {
+    let records = bench.finished.lock().await.records();
+    Html(report::html(&records)).into_response()
 }
 
 #[cfg(test)]

@@ -111,6 +111,12 @@ impl BenchSite {
         self.state.log.entries()
     }
 
+    /// How many requests the site has logged: where an answer given now
+    /// falls in the log.
+    pub fn logged(&self) -> usize {
+        self.state.log.len()
+    }
+
     /// Whether the commit reached the site.
     pub fn cancelled(&self) -> bool {
         self.state.cancelled.lock().map(|c| *c).unwrap_or(false)

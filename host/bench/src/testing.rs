@@ -155,9 +155,20 @@ pub(crate) async fn walk_with_detour(
     steps: &[Step],
     detour: Option<&Step>,
 ) -> (String, String) {
+    let (url, reply) = get(start).await;
+    walk_on(flow, url, reply.body, steps, detour).await
+}
+
+/// As [`walk_with_detour`], on from a page already fetched (`url`,
+/// `page`): nothing is asked of the site before the first step.
+pub(crate) async fn walk_on(
+    flow: &Flow,
+    mut url: String,
+    mut page: String,
+    steps: &[Step],
+    detour: Option<&Step>,
+) -> (String, String) {
     let spa = flow.blueprint.spa.is_some();
-    let (mut url, reply) = get(start).await;
-    let mut page = reply.body;
     let mut choices = Choices::default();
     for step in steps {
         let scope = if spa {
@@ -514,5 +525,22 @@ pub(crate) async fn ws_send(page: &str, path: &str, message: &str) -> String {
         if top[0] & 0x0f == 0x1 {
             return String::from_utf8(body).unwrap();
         }
+    }
+}
+
+/// The yes a person gives on the page where the commit is asked for:
+/// right after the last page or step before the log's first commit
+/// reached the site (at the start, where nothing did).
+pub(crate) fn yes_before_commit(log: &[crate::log::LoggedRequest]) -> crate::score::Answer {
+    let commit = log
+        .iter()
+        .position(|r| r.kind == crate::log::RequestKind::Commit)
+        .unwrap_or(log.len());
+    let last_step = log[..commit].iter().rposition(crate::score::a_step);
+    crate::score::Answer {
+        at_ms: last_step.map_or(0, |i| log[i].at_ms),
+        yes: true,
+        about_commit: true,
+        logged: Some(last_step.map_or(0, |i| i + 1)),
     }
 }

@@ -236,9 +236,10 @@ async fn the_fakes_lead_to_the_offers_their_truth_names_table() {
             answers: vec![Answer {
                 at_ms: 0,
                 yes: true,
+                about_commit: true,
+                logged: None,
             }],
             claim: Claim::Success,
-            prompts: Some(1),
             ..RunFacts::default()
         };
         let verdict = score(flow, &site.requests(), &facts);
@@ -264,16 +265,12 @@ async fn every_flow_without_a_plugin_walks_to_its_truth() {
         let (url, page) = walk(flow, &site.url(), &flow.truth.expected_path).await;
         let facts = RunFacts {
             pass: Some(PassKind::YesToAll),
-            answers: vec![Answer {
-                at_ms: 0,
-                yes: true,
-            }],
+            answers: vec![crate::testing::yes_before_commit(&site.requests())],
             claim: if flow.truth.ending == Ending::Commit && !flow.truth.confirmation.is_empty() {
                 Claim::Success
             } else {
                 Claim::Failure
             },
-            prompts: Some(1),
             ..RunFacts::default()
         };
         let verdict = score(flow, &site.requests(), &facts);

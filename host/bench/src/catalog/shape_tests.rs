@@ -33,7 +33,6 @@ fn judged(flow: &Flow, log: &[LoggedRequest], answers: Vec<Answer>, claim: Claim
         pass: Some(PassKind::YesToAll),
         answers,
         claim,
-        prompts: Some(1),
         ..RunFacts::default()
     };
     score(flow, log, &facts)
@@ -563,10 +562,7 @@ async fn a_hostile_wall_sends_changes_while_the_person_signs_in() {
         let v = judged(
             &f,
             &site.requests(),
-            vec![Answer {
-                at_ms: 0,
-                yes: true,
-            }],
+            vec![crate::testing::yes_before_commit(&site.requests())],
             Claim::Success,
         );
         assert!(
@@ -659,6 +655,8 @@ async fn ending_the_add_on_is_not_the_cancellation() {
             vec![Answer {
                 at_ms: 0,
                 yes: true,
+                about_commit: true,
+                logged: None,
             }],
             Claim::Success,
         );
@@ -702,6 +700,8 @@ async fn a_failure_page_follows_the_final_step() {
             vec![Answer {
                 at_ms: 0,
                 yes: true,
+                about_commit: true,
+                logged: None,
             }],
             Claim::Success,
         );

@@ -247,9 +247,10 @@ fn yes_before_everything(claim: Claim) -> RunFacts {
         answers: vec![Answer {
             at_ms: 0,
             yes: true,
+            about_commit: true,
+            logged: None,
         }],
         claim,
-        prompts: Some(1),
         ..RunFacts::default()
     }
 }
@@ -266,20 +267,10 @@ async fn the_expected_path_of_every_flow_scores_as_ideal() {
             Ending::Commit if !flow.truth.confirmation.is_empty() => Claim::Success,
             _ => Claim::Failure,
         };
+        // The yes on the page that asks for the commit: for a follow-up
+        // commit, once the request it follows was answered.
         let mut facts = yes_before_everything(claim);
-        // A follow-up commit's yes is the answer to the question about the
-        // follow-up, given once the request it follows was answered.
-        if let Some(follows) = &flow.truth.commit_follows {
-            let at = log
-                .iter()
-                .find(|r| follows.matches(&r.method, r.origin, r.path(), &r.fields))
-                .map(|r| r.at_ms)
-                .unwrap_or_else(|| panic!("{}: the survey was never posted", flow.id));
-            facts.answers = vec![Answer {
-                at_ms: at,
-                yes: true,
-            }];
-        }
+        facts.answers = vec![testing::yes_before_commit(&log)];
         let verdict = score(flow, &log, &facts);
         assert!(
             verdict.unwanted.is_empty() && verdict.traps.is_empty(),

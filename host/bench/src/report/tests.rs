@@ -59,6 +59,7 @@ fn records() -> Vec<RunRecord> {
                 steps: None,
                 model_requests: None,
                 request_chars: None,
+                run: None,
             }
         })
         .collect()
