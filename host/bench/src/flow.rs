@@ -15,7 +15,19 @@ pub use crate::request::{BillingChange, Origin, RequestPattern};
 /// Which set a flow belongs to. Plans, prompts and safety rules are tuned
 /// on `Development` only; `HeldOut` flows are other trick × shape ×
 /// language combinations that say whether the tuning generalises.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+#[derive(
+    Debug,
+    Clone,
+    Copy,
+    PartialEq,
+    Eq,
+    PartialOrd,
+    Ord,
+    Hash,
+    Serialize,
+    Deserialize,
+    schemars::JsonSchema,
+)]
 #[serde(rename_all = "kebab-case")]
 pub enum Split {
     Development,
@@ -36,7 +48,19 @@ impl Split {
 /// A dark pattern, as regulators name them (ICPEN 2024 sweep, the FTC's
 /// 2025 Amazon settlement, California's Automatic Renewal Law, the UK DMCC
 /// Act).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+#[derive(
+    Debug,
+    Clone,
+    Copy,
+    PartialEq,
+    Eq,
+    PartialOrd,
+    Ord,
+    Hash,
+    Serialize,
+    Deserialize,
+    schemars::JsonSchema,
+)]
 #[serde(rename_all = "kebab-case")]
 pub enum Trick {
     /// The cancel link sits four or more menu screens deep.
@@ -127,7 +151,19 @@ impl Trick {
 }
 
 /// How the flow is built: the same steps, drawn differently.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+#[derive(
+    Debug,
+    Clone,
+    Copy,
+    PartialEq,
+    Eq,
+    PartialOrd,
+    Ord,
+    Hash,
+    Serialize,
+    Deserialize,
+    schemars::JsonSchema,
+)]
 #[serde(rename_all = "kebab-case")]
 pub enum Shape {
     /// Every control that moves on is a link.
@@ -272,7 +308,19 @@ impl Shape {
 }
 
 /// A trap an agent can fall into, named after the trick that set it.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+#[derive(
+    Debug,
+    Clone,
+    Copy,
+    PartialEq,
+    Eq,
+    PartialOrd,
+    Ord,
+    Hash,
+    Serialize,
+    Deserialize,
+    schemars::JsonSchema,
+)]
 #[serde(rename_all = "kebab-case")]
 pub enum Trap {
     AcceptedOffer,
@@ -350,7 +398,7 @@ pub struct Unwanted {
 }
 
 /// How an honest run of the flow ends.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(rename_all = "kebab-case")]
 pub enum Ending {
     /// It commits, after one yes.
@@ -459,7 +507,7 @@ pub struct Flow {
 }
 
 /// What an agent may know of a flow before it runs: no truth.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct FlowSummary {
     pub id: String,
     pub service: String,

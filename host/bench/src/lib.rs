@@ -30,6 +30,7 @@ pub mod person;
 mod render;
 pub mod report;
 pub mod request;
+pub mod schema;
 pub mod score;
 pub mod serve;
 pub mod site;

@@ -19,7 +19,7 @@ const SECRET_FIELDS: &[&str] = &["pass", "pwd", "card", "cc-", "cvc", "cvv", "ib
 const MASK: &str = "***";
 
 /// What the site did with a request.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(rename_all = "kebab-case", tag = "kind", content = "change")]
 pub enum RequestKind {
     /// A page, a frame, a preflight, a miss: changes nothing.
@@ -38,7 +38,7 @@ pub enum RequestKind {
 }
 
 /// One request as the site saw it.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct LoggedRequest {
     /// Milliseconds since the site started ([`crate::BenchSite::now_ms`]).
     pub at_ms: u64,

@@ -18,7 +18,7 @@ use crate::score::{Answer, PassKind};
 
 /// What an agent asks the person. Only `question` is required; the more
 /// it says of what will be done, the better the person can tell.
-#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct Question {
     /// The question as the person reads it: "Press 'Cancel membership'?".

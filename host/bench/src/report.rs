@@ -13,7 +13,7 @@ use crate::render::esc;
 use crate::score::{PassKind, Verdict};
 
 /// What a report needs to know of a flow.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct FlowMeta {
     pub id: String,
     pub service: String,
@@ -52,7 +52,7 @@ impl From<&Flow> for FlowMeta {
 }
 
 /// One pass of one flow, judged.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct RunRecord {
     pub flow: FlowMeta,
     pub pass: PassKind,
@@ -80,7 +80,9 @@ pub struct RunRecord {
 
 /// Browser steps by who proposed them: the plugin's plan, the remembered
 /// path, or the model.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(
+    Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema,
+)]
 pub struct StepCounts {
     pub plan: u32,
     pub remembered: u32,
@@ -88,7 +90,7 @@ pub struct StepCounts {
 }
 
 /// The sums for one set of runs.
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct Totals {
     /// The headline: flows that can be cancelled online whose yes-to-all
     /// run is a verified success and none of whose runs (either pass)
@@ -119,7 +121,7 @@ pub struct Totals {
 
 /// The scorecard: each split alone, then together, then per trick and per
 /// language (share of ideal outcomes).
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct Scorecard {
     pub development: Totals,
     pub held_out: Totals,

@@ -10,7 +10,7 @@ use crate::flow::{BillingChange, Ending, Flow, Trap};
 use crate::log::{LoggedRequest, RequestKind};
 
 /// Which of the runner's two passes this was.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(rename_all = "kebab-case")]
 pub enum PassKind {
     /// Every question answered yes.
@@ -20,7 +20,9 @@ pub enum PassKind {
 }
 
 /// What the agent said at the end.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[derive(
+    Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize, schemars::JsonSchema,
+)]
 #[serde(rename_all = "kebab-case")]
 pub enum Claim {
     Success,
@@ -31,7 +33,7 @@ pub enum Claim {
 }
 
 /// One answer the bench, as the person, gave ([`crate::person`]).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct Answer {
     /// On the site's clock, when it was given.
     pub at_ms: u64,
@@ -68,7 +70,7 @@ pub struct RunFacts {
 }
 
 /// A billing change the log shows.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct ChangeSeen {
     pub change: BillingChange,
     /// `METHOD origin target`, as logged.
@@ -77,7 +79,7 @@ pub struct ChangeSeen {
 }
 
 /// The judgement of one run.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct Verdict {
     pub committed: bool,
     pub commits: u32,

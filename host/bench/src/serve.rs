@@ -41,7 +41,7 @@ use crate::report::{self, FlowMeta, RunRecord};
 use crate::score::{Answer, Claim, PassKind, RunFacts, Verdict, score};
 use crate::site::{BenchSite, Origins};
 
-mod kept;
+pub mod kept;
 
 pub use kept::Kept;
 
@@ -300,22 +300,24 @@ async fn one_flow(State(bench): Shared, Path(id): Path<String>) -> Response {
 }
 
 /// `POST /runs`.
-#[derive(Debug, Deserialize)]
+#[derive(Debug, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
-struct StartRun {
-    flow: String,
-    #[serde(default)]
-    pass: Option<PassKind>,
+pub struct StartRun {
+    pub flow: String,
+    /// Unsaid: `yes-to-all`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub pass: Option<PassKind>,
     /// Must say `held-out` to start a held-out flow.
-    #[serde(default)]
-    split: Option<Split>,
-    /// Who runs: the agent's name in the records and the report.
-    #[serde(default)]
-    agent: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub split: Option<Split>,
+    /// Who runs: the agent's name in the records and the report (64 bytes
+    /// of plain text at most; unsaid: `agent`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub agent: Option<String>,
 }
 
 /// What `POST /runs` answers.
-#[derive(Debug, Serialize, Deserialize)]
+#[derive(Debug, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct RunStarted {
     pub run: String,
     pub flow: String,
@@ -398,7 +400,7 @@ async fn start_run(State(bench): Shared, body: Result<Json<StartRun>, JsonReject
 }
 
 /// What `POST /runs/{run}/ask` answers.
-#[derive(Debug, Serialize, Deserialize)]
+#[derive(Debug, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct Answered {
     pub yes: bool,
     /// When it was given, on the run's site clock.
@@ -444,7 +446,7 @@ async fn ask(
 
 /// `POST /runs/{run}/claim`: what the agent says at the end. Any count of
 /// prompts it sends is ignored: the bench counted the questions itself.
-#[derive(Debug, Clone, Serialize, Deserialize)]
+#[derive(Debug, Clone, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct ClaimBody {
     pub outcome: Claim,
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -547,7 +549,7 @@ async fn flow_truth(State(bench): Shared, Path(id): Path<String>) -> Response {
 }
 
 /// One line of `GET /runs` on the scorer's side.
-#[derive(Debug, Serialize, Deserialize)]
+#[derive(Debug, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct RunLine {
     pub run: String,
     pub flow: String,
@@ -589,7 +591,7 @@ async fn list_runs(State(bench): Shared) -> Json<Vec<RunLine>> {
 }
 
 /// What the scorer's `GET /runs/{run}` answers.
-#[derive(Debug, Serialize, Deserialize)]
+#[derive(Debug, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct RunReport {
     pub run: String,
     pub flow: String,

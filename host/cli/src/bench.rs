@@ -2,11 +2,16 @@
 //! offline policy, a model, a remembered path — each twice (a person who
 //! says yes to everything, and one who says no at the committing step),
 //! scored from the practice site's own request log; a scorecard, one JSON
-//! object per run, and an HTML report. `bench serve` serves the flows for
-//! any agent (`host/bench/README.md`).
+//! line per run as it ends, and an HTML report. `bench serve` serves the
+//! flows for any agent (`host/bench/README.md`), `--bench-url` runs this
+//! agent against one, `--shard` and `bench merge` split and join a run.
 
+mod merge;
 mod person;
 mod runner;
+mod serve;
+mod served;
+mod shard;
 
 use std::io::IsTerminal;
 use std::path::PathBuf;
@@ -15,15 +20,17 @@ use std::sync::Arc;
 use clap::{Args, Subcommand};
 use tokio::task::JoinSet;
 
-use subterminator_bench::{Catalog, Flow, PassKind, RunRecord, scorecard};
+use subterminator_bench::{Catalog, Flow, FlowSummary, PassKind, RunRecord, scorecard};
 use subterminator_core::config::Config;
 use subterminator_core::error::{Error, Result};
 use subterminator_core::llm;
 use subterminator_core::paths::Dirs;
-use subterminator_core::session::{OFFLINE_MODEL, SessionSpec, Tools};
+use subterminator_core::session::{self, OFFLINE_MODEL, SessionSpec, Tools};
 
 use crate::cancel::ToolsArg;
 use runner::Setup;
+use served::Served;
+use shard::Shard;
 
 /// Runs at once unless `--jobs` says otherwise (each is a browser).
 const DEFAULT_JOBS: usize = 2;
@@ -41,7 +48,9 @@ const ESTIMATED_TOKENS_PER_RUN: u64 = 15_000;
     subterminator bench --model offline --jobs 2             every flow, the plugins' plans driving\n  \
     subterminator bench --model offline --language ja        the Japanese flows\n  \
     subterminator bench --trick confirmshaming --split held-out --model claude-opus-4-6\n  \
-    subterminator bench --json > runs.jsonl                  one JSON object per run\n  \
+    subterminator bench --json > runs.jsonl                  one JSON line per run, as each ends\n  \
+    subterminator bench --shard 2/4 --json > shard-2.jsonl   a quarter of the flows; `bench merge` joins them\n  \
+    subterminator bench --bench-url http://127.0.0.1:8722    against a `bench serve`, as an outside agent\n  \
     subterminator bench --list                               the flows and their tricks\n  \
     subterminator bench serve                                the flows for any agent, on loopback")]
 pub struct BenchArgs {
@@ -103,6 +112,29 @@ pub struct BenchArgs {
     #[arg(long, value_name = "FILE")]
     pub html: Option<PathBuf>,
 
+    /// One shard of the flows the filters leave: every N-th from the I-th
+    /// (`--shard 2/4`), for a CI matrix or a cluster's indexed jobs;
+    /// `bench merge` joins the shards' `--json` output.
+    #[arg(long, value_name = "I/N")]
+    pub shard: Option<Shard>,
+
+    /// Run against a `bench serve` (the agent's address it prints), as any
+    /// outside agent is: its flows, its sites, its person; the verdicts
+    /// stay with its scorer.
+    #[arg(long, value_name = "URL", conflicts_with = "replay")]
+    pub bench_url: Option<String>,
+
+    /// With --bench-url: this agent's name in the served bench's records
+    /// (default: "subterminator <driver>").
+    #[arg(long, requires = "bench_url")]
+    pub agent: Option<String>,
+
+    /// Drive a browser that already runs (a grid's, or a Chrome started
+    /// with --remote-debugging-port) instead of launching one per run;
+    /// each run opens a context of its own in it.
+    #[arg(long, value_name = "URL")]
+    pub cdp_endpoint: Option<String>,
+
     /// List the flows that match and run nothing.
     #[arg(long)]
     pub list: bool,
@@ -118,30 +150,42 @@ pub struct BenchArgs {
 
 #[derive(Debug, Subcommand)]
 pub enum BenchAction {
-    /// Serve the flows on loopback for any agent: list, start, claim, verdict.
+    /// Serve the flows on loopback for any agent (list, start, ask, claim,
+    /// end), and the scorer's side (truth, verdicts, logs, scorecard) on a
+    /// port of its own.
     #[command(after_help = "Examples:\n  \
-        subterminator bench serve                       on 127.0.0.1:8722\n  \
-        subterminator bench serve --addr 127.0.0.1:0    on a free port (printed)")]
-    Serve {
-        /// Where to listen (loopback only).
-        #[arg(long, default_value = "127.0.0.1:8722")]
-        addr: String,
-    },
+        subterminator bench serve                                  agent 127.0.0.1:8722, scorer 127.0.0.1:8723\n  \
+        subterminator bench serve --out runs/                      every finished run kept, with scorecard.json and report.html\n  \
+        subterminator bench serve --addr 127.0.0.1:0 --scorer 127.0.0.1:0 --json   free ports, printed as JSON")]
+    Serve(serve::ServeArgs),
+    /// Merge the run records of several shards (or serve folders) into one
+    /// scorecard and report.
+    #[command(after_help = "Examples:\n  \
+        subterminator bench merge shard-*.jsonl --out merged/      scorecard.json, report.html, records.jsonl\n  \
+        subterminator bench merge a/records.jsonl b/records.jsonl --json")]
+    Merge(merge::MergeArgs),
 }
 
 pub async fn run(args: BenchArgs, dirs: &Dirs, json: bool) -> Result<u8> {
-    if let Some(BenchAction::Serve { addr }) = args.action {
-        return serve(&addr).await;
+    match args.action {
+        Some(BenchAction::Serve(serve_args)) => return serve::run(serve_args, json).await,
+        Some(BenchAction::Merge(merge_args)) => return merge::run(&merge_args, json),
+        None => {}
     }
+    let served = args.bench_url.as_deref().map(Served::at).transpose()?;
     let catalog = Catalog::load().map_err(|e| Error::Configuration(e.to_string()))?;
-    let flows = select(&catalog, &args)?;
+    let all: Vec<FlowSummary> = match &served {
+        Some(bench) => bench.flows().await?,
+        None => catalog.flows().iter().map(Flow::summary).collect(),
+    };
+    let flows = shard::take(select(&all, &args)?, args.shard);
     if flows.is_empty() {
         return Err(Error::Configuration(
             "no flow matches these filters; `subterminator bench --list` shows them".into(),
         ));
     }
     if args.list {
-        list(&flows, json);
+        list(&catalog, &flows, served.is_some(), json);
         return Ok(0);
     }
     if args.jobs == 0 || args.jobs > MAX_JOBS {
@@ -161,29 +205,47 @@ pub async fn run(args: BenchArgs, dirs: &Dirs, json: bool) -> Result<u8> {
     let started = chrono::Utc::now().format("%Y%m%dT%H%M%SZ").to_string();
     let folder = dirs.data.join("bench").join(&started);
     let registry = subterminator_core::plugin::load_registry(dirs).await?;
+    let mut spec = spec(&args);
+    if args.cdp_endpoint.is_some() {
+        spec.attach = session::attach(args.cdp_endpoint.as_deref(), &config.browser)?;
+    }
+    let driver = if args.model == OFFLINE_MODEL {
+        "offline".to_owned()
+    } else {
+        format!("model:{}", args.model)
+    };
     let setup = Arc::new(Setup {
         shared: dirs.clone(),
         config,
         registry,
-        spec: spec(&args),
+        spec,
         runs: folder.join("runs"),
-        driver: if args.model == OFFLINE_MODEL {
-            "offline".into()
-        } else {
-            format!("model:{}", args.model)
-        },
+        driver,
     });
+    if let Some(bench) = served {
+        let agent = args
+            .agent
+            .clone()
+            .unwrap_or_else(|| format!("subterminator {}", setup.driver));
+        let work: Vec<(FlowSummary, PassKind)> = flows
+            .iter()
+            .flat_map(|f| passes.iter().map(move |p| ((*f).clone(), *p)))
+            .collect();
+        let ran = run_served(&setup, &bench, work, &agent, args.jobs, json).await;
+        anstream::eprintln!(
+            "{ran} runs ended at {}; their verdicts are the scorer's (GET /scorecard, or the serve's --out folder)",
+            args.bench_url.as_deref().unwrap_or_default()
+        );
+        return Ok(0);
+    }
     let work: Vec<(Flow, PassKind)> = flows
         .iter()
-        .flat_map(|f| passes.iter().map(move |p| ((*f).clone(), *p)))
+        .filter_map(|f| catalog.get(&f.id).ok())
+        .flat_map(|f| passes.iter().map(move |p| (f.clone(), *p)))
         .collect();
     let records = run_all(&setup, work, args.jobs, json).await;
     let card = scorecard(&records);
-    if json {
-        for record in &records {
-            anstream::println!("{}", serde_json::to_string(record).unwrap_or_default());
-        }
-    } else {
+    if !json {
         print_rows(&card.rows());
     }
     let html = args
@@ -265,6 +327,11 @@ async fn run_all(
                     bar.set_message(id);
                     bar.inc(1);
                 }
+                if json {
+                    // One line per run as it ends, so a reader (a shard's
+                    // collector, `bench merge`) sees progress.
+                    anstream::println!("{}", serde_json::to_string(&record).unwrap_or_default());
+                }
                 records.push((index, record));
             }
             Ok((_, id, Err(e))) => {
@@ -283,13 +350,56 @@ async fn run_all(
     records.into_iter().map(|(_, r)| r).collect()
 }
 
+/// Runs every (flow, pass) against a served bench, `jobs` at a time; with
+/// `--json`, one line per run as it ends. Returns how many ended there.
+async fn run_served(
+    setup: &Arc<Setup>,
+    bench: &Served,
+    work: Vec<(FlowSummary, PassKind)>,
+    agent: &str,
+    jobs: usize,
+    json: bool,
+) -> usize {
+    let slots = Arc::new(tokio::sync::Semaphore::new(jobs));
+    let mut running = JoinSet::new();
+    for (flow, pass) in work {
+        let (setup, slots, bench, agent) = (
+            Arc::clone(setup),
+            Arc::clone(&slots),
+            bench.clone(),
+            agent.to_owned(),
+        );
+        running.spawn(async move {
+            let _permit = slots.acquire_owned().await;
+            let ran = bench.one(&setup, &flow, pass, &agent).await;
+            (flow.id, ran)
+        });
+    }
+    let mut ended = 0;
+    while let Some(joined) = running.join_next().await {
+        match joined {
+            Ok((_, Ok(ran))) => {
+                ended += 1;
+                if json {
+                    anstream::println!("{}", serde_json::to_string(&ran).unwrap_or_default());
+                }
+            }
+            Ok((id, Err(e))) => anstream::eprintln!("{id}: not run: {e}"),
+            Err(e) => anstream::eprintln!("a bench run ended abnormally: {e}"),
+        }
+    }
+    ended
+}
+
 /// The flows the filters leave, in catalogue order.
-fn select<'c>(catalog: &'c Catalog, args: &BenchArgs) -> Result<Vec<&'c Flow>> {
+fn select<'c>(all: &'c [FlowSummary], args: &BenchArgs) -> Result<Vec<&'c FlowSummary>> {
     let word = |v: serde_json::Value| v.as_str().unwrap_or_default().to_owned();
     for id in &args.flows {
-        catalog
-            .get(id)
-            .map_err(|e| Error::Configuration(e.to_string()))?;
+        if !all.iter().any(|f| &f.id == id) {
+            return Err(Error::Configuration(format!(
+                "there is no flow {id:?}; `subterminator bench --list` shows them"
+            )));
+        }
     }
     let split = match args.split.as_deref() {
         None => None,
@@ -304,8 +414,7 @@ fn select<'c>(catalog: &'c Catalog, args: &BenchArgs) -> Result<Vec<&'c Flow>> {
     let any = |wanted: &[String], have: &[String]| {
         wanted.is_empty() || wanted.iter().any(|w| have.iter().any(|h| h == w))
     };
-    Ok(catalog
-        .flows()
+    Ok(all
         .iter()
         .filter(|f| args.flows.is_empty() || args.flows.contains(&f.id))
         .filter(|f| split.is_none_or(|s| f.split == s))
@@ -330,14 +439,18 @@ fn select<'c>(catalog: &'c Catalog, args: &BenchArgs) -> Result<Vec<&'c Flow>> {
         .collect())
 }
 
-fn list(flows: &[&Flow], json: bool) {
+/// The flows chosen: as run records' flow part (with what the local
+/// catalogue knows of each), or a served bench's summaries.
+fn list(catalog: &Catalog, flows: &[&FlowSummary], served: bool, json: bool) {
     if json {
         for flow in flows {
-            anstream::println!(
-                "{}",
-                serde_json::to_string(&subterminator_bench::FlowMeta::from(*flow))
-                    .unwrap_or_default()
-            );
+            let line = match catalog.get(&flow.id) {
+                Ok(known) if !served => {
+                    serde_json::to_string(&subterminator_bench::FlowMeta::from(known))
+                }
+                _ => serde_json::to_string(flow),
+            };
+            anstream::println!("{}", line.unwrap_or_default());
         }
         return;
     }
@@ -433,24 +546,4 @@ fn provider_of(model: &str) -> &'static str {
     } else {
         "openai"
     }
-}
-
-/// `bench serve`: the flows for any agent, on loopback.
-async fn serve(addr: &str) -> Result<u8> {
-    let listener = tokio::net::TcpListener::bind(addr)
-        .await
-        .map_err(|e| Error::io("cannot listen", addr, e))?;
-    let bound = listener
-        .local_addr()
-        .map_err(|e| Error::io("cannot listen", addr, e))?;
-    anstream::eprintln!(
-        "CancelBench at http://{bound} (GET /flows, POST /runs, POST /runs/<run>/claim, GET /runs/<run>); Ctrl+C stops it"
-    );
-    tokio::select! {
-        served = subterminator_bench::serve::serve(listener) => {
-            served.map_err(|e| Error::Configuration(e.to_string()))?;
-        }
-        () = subterminator_core::session::interrupted() => {}
-    }
-    Ok(0)
 }

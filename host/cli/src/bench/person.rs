@@ -1,107 +1,112 @@
-//! The scripted person of a bench run: the front-end of the run's feed. It
-//! answers each question as its pass says — yes to everything, or yes until
-//! the question about the committing step, which it answers no — and notes
-//! on the site's clock when it answered and when each action started, for
-//! the scorer. It never signs in.
+//! The person of a bench run, as the run's feed sees it: every question
+//! the run asks goes to the bench, which answers as its pass says
+//! (`subterminator_bench::person`) — here, on the flow's own site, or over
+//! HTTP when the flows are a `bench serve`'s. Nothing here decides an
+//! answer. A request to sign in is refused: the person of a bench run
+//! never types a password for an agent.
 
 use std::sync::Arc;
 
 use tokio::sync::mpsc;
 
-use subterminator_bench::{Answer as Said, BenchSite, Flow, PassKind};
-use subterminator_core::agent::Event;
+use subterminator_bench::{Answer as Said, BenchSite, Flow, PassKind, Question};
 use subterminator_core::approval::{Answer, ApprovalRequest};
 use subterminator_core::feed::{Ask, Envelope, Update};
 
-/// What the person saw and did.
+/// Who answers.
+pub enum Bench {
+    /// The flow served here: the bench's person answers in process.
+    Here {
+        site: Arc<BenchSite>,
+        flow: Box<Flow>,
+        pass: PassKind,
+    },
+    /// A `bench serve` run: each question posted to its ask route.
+    Served {
+        http: reqwest::Client,
+        ask_url: String,
+    },
+}
+
+/// The bench's answers, in order.
 #[derive(Debug, Default)]
 pub struct Seen {
     pub answers: Vec<Said>,
-    pub actions_ms: Vec<u64>,
-    pub prompts: u32,
 }
 
 /// Serves a run's feed until the run hangs up.
-pub async fn serve(
-    mut updates: mpsc::UnboundedReceiver<Envelope>,
-    site: Arc<BenchSite>,
-    flow: Flow,
-    pass: PassKind,
-) -> Seen {
+pub async fn serve(mut updates: mpsc::UnboundedReceiver<Envelope>, bench: Bench) -> Seen {
     let mut seen = Seen::default();
-    let mut refused = false;
     while let Some(Envelope { update, .. }) = updates.recv().await {
-        match update {
-            Update::Event(event) => {
-                // Answering the page's own dialog is part of the action
-                // that opened it, as each flow's truth has it (the commit
-                // step, then its "are you sure?"): not an action between a
-                // yes and the commit it was given to.
-                if let Event::ToolCall { tool, .. } = *event
-                    && tool != subterminator_core::browser::tools::HANDLE_DIALOG
-                {
-                    seen.actions_ms.push(site.now_ms());
+        let Update::Question(question) = update else {
+            continue;
+        };
+        let yes = match &question.ask {
+            Ask::Approval(request) => match ask(&bench, &question_of(request)).await {
+                Some(said) => {
+                    seen.answers.push(said);
+                    said.yes
                 }
-            }
-            Update::Question(question) => {
-                let yes = match &question.ask {
-                    Ask::Approval(request) => {
-                        seen.prompts += 1;
-                        let no = pass == PassKind::NoAtCommit
-                            && !refused
-                            && about_the_commit(&flow, request);
-                        refused |= no;
-                        !no
-                    }
-                    Ask::SignIn { .. } => false,
-                };
-                if matches!(question.ask, Ask::Approval(_)) {
-                    seen.answers.push(Said {
-                        at_ms: site.now_ms(),
-                        yes,
-                    });
-                }
-                question.answer(if yes {
-                    Answer::Approved
-                } else {
-                    Answer::Rejected
-                });
-            }
-            Update::Record(_) | Update::Waiting(_) | Update::Notice(_) => {}
-        }
+                // The bench could not be asked: no answer is a no.
+                None => false,
+            },
+            Ask::SignIn { .. } => false,
+        };
+        question.answer(if yes {
+            Answer::Approved
+        } else {
+            Answer::Rejected
+        });
     }
     seen
 }
 
-/// Whether `request` asks about the flow's committing step: it names the
-/// step's element, or it shows the request that commits. A flow that
-/// cannot be committed online has no such step: its first question is
-/// answered no.
-fn about_the_commit(flow: &Flow, request: &ApprovalRequest) -> bool {
-    let truth = &flow.truth;
-    let Some(step) = truth.expected_path.iter().find(|s| s.commits) else {
-        return true;
-    };
-    let name = step.name.to_lowercase();
-    let says = |text: &Option<String>| {
-        text.as_deref()
-            .is_some_and(|t| t.to_lowercase().contains(&name))
-    };
-    let path = truth
-        .commit
-        .as_ref()
-        .map(|c| c.path.trim_matches('*').to_lowercase())
-        .filter(|p| !p.is_empty());
-    let shows_commit = |text: &Option<String>| {
-        path.as_deref().is_some_and(|p| {
-            text.as_deref()
-                .is_some_and(|t| t.to_lowercase().contains(p))
-        })
-    };
-    says(&request.target)
-        || says(&request.shows)
-        || shows_commit(&request.details)
-        || path
-            .as_deref()
-            .is_some_and(|p| request.reason.to_lowercase().contains(p))
+/// What the person is shown, as the bench reads questions: the host's
+/// reason, the control as the page names it, and what it will send.
+fn question_of(request: &ApprovalRequest) -> Question {
+    let details = [request.shows.as_deref(), request.details.as_deref()]
+        .into_iter()
+        .flatten()
+        .collect::<Vec<_>>()
+        .join("\n");
+    Question {
+        question: request.reason.clone(),
+        target: request.target.clone(),
+        details: (!details.is_empty()).then_some(details),
+    }
+}
+
+async fn ask(bench: &Bench, question: &Question) -> Option<Said> {
+    match bench {
+        Bench::Here { site, flow, pass } => Some(subterminator_bench::person::answer(
+            flow,
+            *pass,
+            question,
+            site.now_ms(),
+            site.logged(),
+        )),
+        Bench::Served { http, ask_url } => {
+            let reply = http.post(ask_url).json(question).send().await;
+            let answered = match reply {
+                Ok(r) if r.status().is_success() => {
+                    r.json::<subterminator_bench::serve::Answered>().await.ok()
+                }
+                Ok(r) => {
+                    tracing::warn!(status = %r.status(), "the bench refused a question");
+                    None
+                }
+                Err(e) => {
+                    tracing::warn!(error = %e, "the bench could not be asked");
+                    None
+                }
+            }?;
+            Some(Said {
+                at_ms: answered.at_ms,
+                yes: answered.yes,
+                // The served bench keeps its own judgement of the question.
+                about_commit: false,
+                logged: None,
+            })
+        }
+    }
 }

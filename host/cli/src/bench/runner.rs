@@ -1,7 +1,7 @@
 //! One pass of one bench flow: the flow's site served on loopback, the real
 //! agent, browser, plugin and guard run against it exactly as `cancel
-//! <service> --start-url` would, the scripted person answering, and the run
-//! scored from the site's own request log.
+//! <service> --start-url` would, the bench answering as the person, and
+//! the run scored from the site's own request log.
 
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
@@ -40,13 +40,14 @@ pub struct Setup {
 /// knows, the generic service made from its address (`cancel <address>`).
 async fn service_for(
     setup: &Setup,
-    flow: &Flow,
+    plugin: bool,
+    service: &str,
     url: String,
 ) -> Result<(ServiceEntry, SessionSpec)> {
     let mut spec = setup.spec.clone();
-    if flow.plugin {
+    if plugin {
         spec.start_url = Some(url);
-        return Ok((setup.registry.get(&flow.service)?.clone(), spec));
+        return Ok((setup.registry.get(service)?.clone(), spec));
     }
     spec.start_url = None;
     let service = crate::cancel::service_named(&setup.registry, &url, None, false).await?;
@@ -67,35 +68,17 @@ pub async fn one(setup: &Setup, flow: &Flow, pass: PassKind) -> Result<RunRecord
     if setup.spec.replay {
         learn(setup, flow, &dirs).await?;
     }
-    let (service, spec) = service_for(setup, flow, site.url()).await?;
-    let service = &service;
-    let driver = session::driver(&spec, &setup.config, service)?;
-    let (feed, updates) = feed::feed();
-    let person = tokio::spawn(person::serve(
-        updates,
-        Arc::clone(&site),
-        flow.clone(),
+    let bench = person::Bench::Here {
+        site: Arc::clone(&site),
+        flow: Box::new(flow.clone()),
         pass,
-    ));
-    let result = {
-        let mut run = Run::start(&dirs, &setup.config, service, &spec, |record| {
-            Reporter::new(Some(record), feed)
-        })
-        .await?;
-        let agent = run.agent(service, &spec, driver, false);
-        let result = agent.run().await;
-        run.finish(result).await.result
     };
-    let seen = person
-        .await
-        .map_err(|e| Error::Configuration(format!("the scripted person failed: {e}")))?;
+    let (result, seen) = drive(setup, flow.plugin, &flow.service, site.url(), &dirs, bench).await?;
     let log = site.requests();
     let facts = RunFacts {
         pass: Some(pass),
         answers: seen.answers,
-        actions_ms: seen.actions_ms,
         claim: claim_of(&result),
-        prompts: Some(seen.prompts),
         tokens: Some(result.usage.input + result.usage.output),
         cost_usd: result.cost_usd,
         wall_ms: Some(result.time.total_ms),
@@ -116,7 +99,38 @@ pub async fn one(setup: &Setup, flow: &Flow, pass: PassKind) -> Result<RunRecord
         }),
         model_requests: Some(result.asked.requests),
         request_chars: Some(result.asked.chars),
+        run: None,
     })
+}
+
+/// One run of the agent on a flow's site at `url`, the bench answering its
+/// questions: what it ended with, and the bench's answers.
+pub async fn drive(
+    setup: &Setup,
+    plugin: bool,
+    service: &str,
+    url: String,
+    dirs: &Dirs,
+    bench: person::Bench,
+) -> Result<(TaskResult, person::Seen)> {
+    let (service, spec) = service_for(setup, plugin, service, url).await?;
+    let service = &service;
+    let driver = session::driver(&spec, &setup.config, service)?;
+    let (feed, updates) = feed::feed();
+    let person = tokio::spawn(person::serve(updates, bench));
+    let result = {
+        let mut run = Run::start(dirs, &setup.config, service, &spec, |record| {
+            Reporter::new(Some(record), feed)
+        })
+        .await?;
+        let agent = run.agent(service, &spec, driver, false);
+        let result = agent.run().await;
+        run.finish(result).await.result
+    };
+    let seen = person
+        .await
+        .map_err(|e| Error::Configuration(format!("the bench's person failed: {e}")))?;
+    Ok((result, seen))
 }
 
 /// With `--replay`: one yes-to-all run first, whose verified path is then
@@ -125,7 +139,7 @@ async fn learn(setup: &Setup, flow: &Flow, dirs: &Dirs) -> Result<()> {
     let site = BenchSite::serve(flow)
         .await
         .map_err(|e| Error::Configuration(format!("cannot serve flow {}: {e}", flow.id)))?;
-    let (service, mut spec) = service_for(setup, flow, site.url()).await?;
+    let (service, mut spec) = service_for(setup, flow.plugin, &flow.service, site.url()).await?;
     let service = &service;
     spec.replay = false;
     let driver = session::driver(&spec, &setup.config, service)?;
@@ -151,7 +165,7 @@ async fn learn(setup: &Setup, flow: &Flow, dirs: &Dirs) -> Result<()> {
 /// What the agent claimed at the end, as the scorer counts claims: a
 /// success the host verified, a failure it reported (cannot be cancelled
 /// here, or the driver gave up), or nothing.
-fn claim_of(result: &TaskResult) -> Claim {
+pub fn claim_of(result: &TaskResult) -> Claim {
     match result.reason {
         _ if result.success => Claim::Success,
         TaskReason::Completed | TaskReason::CannotCancelHere | TaskReason::AuthRequired => {
@@ -162,7 +176,7 @@ fn claim_of(result: &TaskResult) -> Claim {
 }
 
 /// `<runs>/<flow>/<pass>`: one data folder per run.
-fn run_folder(runs: &Path, flow: &str, pass: PassKind) -> PathBuf {
+pub fn run_folder(runs: &Path, flow: &str, pass: PassKind) -> PathBuf {
     let pass = match pass {
         PassKind::YesToAll => "yes",
         PassKind::NoAtCommit => "no",

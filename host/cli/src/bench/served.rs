@@ -1,0 +1,178 @@
+//! `subterminator bench --bench-url URL`: this agent run against a `bench
+//! serve` as any outside agent is. The flows come from its list, each run
+//! is started there (its site is the server's), every question goes to its
+//! ask route, and the claim is posted before the run is ended. The verdicts
+//! are the scorer's: this side never sees them.
+
+use serde::Serialize;
+
+use subterminator_bench::serve::RunStarted;
+use subterminator_bench::{Claim, FlowSummary, PassKind};
+use subterminator_core::error::{Error, Result};
+use subterminator_core::paths::Dirs;
+
+use super::person;
+use super::runner::{self, Setup};
+
+/// The agent's side of a `bench serve`.
+#[derive(Debug, Clone)]
+pub struct Served {
+    http: reqwest::Client,
+    base: String,
+}
+
+/// What one served run left on this side: its id there and the claim.
+#[derive(Debug, Serialize)]
+pub struct Ran {
+    pub run: String,
+    pub flow: String,
+    pub pass: PassKind,
+    pub agent: String,
+    pub claim: Claim,
+    pub questions: usize,
+}
+
+impl Served {
+    /// The server at `base` (`http://127.0.0.1:8722`), loopback only: its
+    /// pages are loopback practice sites, and a run must not post a claim
+    /// anywhere else.
+    pub fn at(base: &str) -> Result<Served> {
+        let url = url::Url::parse(base).map_err(|e| {
+            Error::Configuration(format!("--bench-url {base:?} is not an address: {e}"))
+        })?;
+        let loopback = match url.host() {
+            Some(url::Host::Ipv4(ip)) => ip.is_loopback(),
+            Some(url::Host::Ipv6(ip)) => ip.is_loopback(),
+            Some(url::Host::Domain(d)) => d == "localhost",
+            None => false,
+        };
+        if url.scheme() != "http" || !loopback {
+            return Err(Error::Configuration(format!(
+                "--bench-url {base:?}: a bench serve listens on http://127.0.0.1 only"
+            )));
+        }
+        let http = reqwest::Client::builder()
+            .no_proxy()
+            .build()
+            .map_err(|e| Error::Configuration(format!("no HTTP client: {e}")))?;
+        Ok(Served {
+            http,
+            base: base.trim_end_matches('/').to_owned(),
+        })
+    }
+
+    /// Every flow the server lists.
+    pub async fn flows(&self) -> Result<Vec<FlowSummary>> {
+        let reply = self
+            .http
+            .get(format!("{}/flows", self.base))
+            .send()
+            .await
+            .map_err(|e| self.unreachable(&e))?;
+        json_of(reply, "GET /flows").await
+    }
+
+    /// One run of `flow` in `pass` there, as `agent`.
+    pub async fn one(
+        &self,
+        setup: &Setup,
+        flow: &FlowSummary,
+        pass: PassKind,
+        agent: &str,
+    ) -> Result<Ran> {
+        let reply = self
+            .http
+            .post(format!("{}/runs", self.base))
+            .json(&serde_json::json!({
+                "flow": flow.id,
+                "pass": pass,
+                "split": flow.split,
+                "agent": agent,
+            }))
+            .send()
+            .await
+            .map_err(|e| self.unreachable(&e))?;
+        let started: RunStarted = json_of(reply, "POST /runs").await?;
+        let run_url = format!("{}/runs/{}", self.base, started.run);
+        let dirs = Dirs {
+            data: runner::run_folder(&setup.runs, &flow.id, pass),
+            ..setup.shared.clone()
+        };
+        let bench = person::Bench::Served {
+            http: self.http.clone(),
+            ask_url: format!("{run_url}/ask"),
+        };
+        let driven = runner::drive(
+            setup,
+            flow.plugin,
+            &flow.service,
+            started.start_url.clone(),
+            &dirs,
+            bench,
+        )
+        .await;
+        // The run is ended there whatever happened here: a live run holds
+        // two of the server's ports.
+        let (claim, questions) = match &driven {
+            Ok((result, seen)) => (runner::claim_of(result), seen.answers.len()),
+            Err(_) => (Claim::None, 0),
+        };
+        let mut body = serde_json::json!({ "outcome": claim });
+        if let Ok((result, _)) = &driven {
+            body["tokens"] = (result.usage.input + result.usage.output).into();
+            if let Some(cost) = result.cost_usd {
+                body["cost_usd"] = cost.into();
+            }
+        }
+        let claimed = self
+            .http
+            .post(format!("{run_url}/claim"))
+            .json(&body)
+            .send()
+            .await;
+        let ended = self.http.delete(&run_url).send().await;
+        driven?;
+        for (what, reply) in [("claim", claimed), ("end", ended)] {
+            let reply = reply.map_err(|e| self.unreachable(&e))?;
+            if !reply.status().is_success() {
+                return Err(refused(reply, what).await);
+            }
+        }
+        Ok(Ran {
+            run: started.run,
+            flow: flow.id.clone(),
+            pass,
+            agent: agent.to_owned(),
+            claim,
+            questions,
+        })
+    }
+
+    fn unreachable(&self, e: &reqwest::Error) -> Error {
+        Error::Configuration(format!(
+            "the bench at {} did not answer ({e}); is `subterminator bench serve` running?",
+            self.base
+        ))
+    }
+}
+
+async fn json_of<T: serde::de::DeserializeOwned>(
+    reply: reqwest::Response,
+    what: &str,
+) -> Result<T> {
+    if !reply.status().is_success() {
+        return Err(refused(reply, what).await);
+    }
+    reply.json().await.map_err(|e| {
+        Error::Configuration(format!(
+            "the bench's answer to {what} is not what it documents: {e}"
+        ))
+    })
+}
+
+async fn refused(reply: reqwest::Response, what: &str) -> Error {
+    let status = reply.status();
+    let said: serde_json::Value = reply.json().await.unwrap_or_default();
+    let error = said["error"].as_str().unwrap_or("no reason given");
+    Error::Configuration(format!("the bench refused {what} ({status}): {error}"))
+}
