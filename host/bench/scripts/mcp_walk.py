@@ -1,14 +1,14 @@
 #!/usr/bin/env python3
 """Drives one CancelBench flow through plain Playwright MCP, the way any
 agent would: start a run on a bench server, follow the flow's expected path
-by reading each accessibility snapshot for the element's role and name,
-answer yes right before the step that commits, claim, and print the verdict
-the server reads from its own request log.
+by reading each accessibility snapshot for the element's role and name, ask
+the bench (the person) right before the step that commits, naming it, claim,
+end the run, and print the verdict the scorer reads from the site's log.
 
-    cargo run -p subterminator-bench --example serve -- 127.0.0.1:8788 &
+    subterminator bench serve &        # agent 127.0.0.1:8722, scorer 127.0.0.1:8723
     python3 host/bench/scripts/mcp_walk.py hulu-spa-api-origin-en
 
-It uses the flow's truth to know what to click: it shows the interface and
+It reads the flow's truth from the scorer's side to know what to click: it
 checks the pages work in a real browser; it is not an agent.
 """
 
@@ -19,14 +19,15 @@ import subprocess
 import sys
 import urllib.request
 
-BENCH = "http://127.0.0.1:8788"
+BENCH = os.environ.get("BENCH", "http://127.0.0.1:8722")
+SCORER = os.environ.get("SCORER", "http://127.0.0.1:8723")
 MCP = ["npx", "-y", "@playwright/mcp@0.0.83", "--headless", "--isolated",
        "--executable-path", "/usr/bin/chromium", "--no-sandbox"]
 
 
-def bench(method, path, body=None):
+def bench(method, path, body=None, base=BENCH):
     data = None if body is None else json.dumps(body).encode()
-    req = urllib.request.Request(BENCH + path, data=data, method=method,
+    req = urllib.request.Request(base + path, data=data, method=method,
                                  headers={"Content-Type": "application/json"})
     with urllib.request.urlopen(req) as r:
         text = r.read().decode()
@@ -76,8 +77,9 @@ def find_ref(snapshot, role, name):
 
 def main():
     flow_id = sys.argv[1]
-    truth = bench("GET", f"/flows/{flow_id}?truth=1")["truth"]
-    run = bench("POST", "/runs", {"flow": flow_id})
+    flow = bench("GET", f"/flows/{flow_id}", base=SCORER)
+    truth = flow["truth"]
+    run = bench("POST", "/runs", {"flow": flow_id, "split": flow["split"], "agent": "mcp_walk"})
     print(f"run {run['run']} of {flow_id}: {run['start_url']}")
     mcp = Mcp()
     try:
@@ -97,8 +99,11 @@ def main():
             ref = find_ref(snap, step["role"], step["name"])
             desc = f'{step["role"]} "{step["name"]}"'
             if step.get("commits"):
-                bench("POST", f"/runs/{run['run']}/events", {"kind": "answer", "yes": True})
-            bench("POST", f"/runs/{run['run']}/events", {"kind": "action"})
+                answer = bench("POST", f"/runs/{run['run']}/ask",
+                               {"question": f"May I press {step['name']!r}?", "target": step["name"]})
+                if not answer["yes"]:
+                    print("the person said no: an honest agent stops here")
+                    break
             if action == "select":
                 mcp.tool("browser_select_option", {"element": desc, "target": ref, "values": [step["option"]]})
             else:
@@ -109,14 +114,14 @@ def main():
         print(snap)
         confirmed = any(c in snap for c in truth["confirmation"])
         bench("POST", f"/runs/{run['run']}/claim",
-              {"outcome": "success" if confirmed else "failure", "prompts": 1 if truth["ideal_yeses"] else 0})
+              {"outcome": "success" if confirmed else "failure"})
     finally:
         mcp.close()
-    report = bench("GET", f"/runs/{run['run']}")
-    print(json.dumps(report, indent=1, ensure_ascii=False))
-    for r in bench("GET", f"/runs/{run['run']}/log"):
-        print(r["at_ms"], r["method"], r["origin"], r["target"], r["kind"], r["status"], r["body"])
     bench("DELETE", f"/runs/{run['run']}")
+    report = bench("GET", f"/runs/{run['run']}", base=SCORER)
+    print(json.dumps(report, indent=1, ensure_ascii=False))
+    for r in bench("GET", f"/runs/{run['run']}/log", base=SCORER):
+        print(r["at_ms"], r["method"], r["origin"], r["target"], r["kind"], r["status"], r["body"])
 
 
 if __name__ == "__main__":

@@ -27,6 +27,8 @@ mod generate;
 pub mod lang;
 pub mod log;
 pub mod person;
+#[cfg(test)]
+mod readme;
 mod render;
 pub mod report;
 pub mod request;
