@@ -51,6 +51,8 @@ impl Served {
                 "--bench-url {base:?}: a bench serve listens on http://127.0.0.1 only"
             )));
         }
+        // Plain http on loopback, but reqwest wants a provider to build.
+        subterminator_core::tls::ready();
         let http = reqwest::Client::builder()
             .no_proxy()
             .build()
