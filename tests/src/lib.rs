@@ -14,5 +14,6 @@ pub mod model_server;
 pub mod prompt_cache;
 pub mod remote_chromium;
 pub mod scripted;
+pub mod served_bench;
 pub mod site;
 pub mod sloppy;

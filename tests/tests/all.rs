@@ -8,6 +8,7 @@ mod suite {
     mod audit;
     mod batch;
     mod bench;
+    mod bench_mcp;
     mod browser;
     mod cancel_model;
     mod cancel_offline;
