@@ -19,6 +19,8 @@ pub struct ServedBench {
     pub agent: String,
     /// The scorer's side.
     pub scorer: String,
+    /// What the scorer's side wants with each request.
+    pub scorer_token: String,
     /// Where finished runs are kept.
     pub out: PathBuf,
     child: tokio::process::Child,
@@ -57,6 +59,7 @@ impl ServedBench {
         Ok(ServedBench {
             agent: url("agent")?,
             scorer: url("scorer")?,
+            scorer_token: url("scorer_token")?,
             out: out.to_owned(),
             child,
         })
@@ -69,6 +72,7 @@ impl ServedBench {
             .no_proxy()
             .build()?
             .get(format!("{}{path}", self.scorer))
+            .bearer_auth(&self.scorer_token)
             .send()
             .await?;
         Ok(reply.error_for_status()?.json().await?)

@@ -1,6 +1,7 @@
 //! Serves CancelBench on loopback, for any agent, with the scorer's side
 //! beside it: `cargo run -p subterminator-bench --example serve --
-//! 127.0.0.1:8722 127.0.0.1:8723 [OUT_DIR]`. `subterminator bench serve`
+//! 127.0.0.1:8722 127.0.0.1:8723 [OUT_DIR]`, the scorer's token in
+//! `SCORER_TOKEN`. `subterminator bench serve`
 //! is the same; the interfaces are documented in the crate's README.
 
 #[tokio::main]
@@ -16,6 +17,13 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
         agent.local_addr()?,
         scorer.local_addr()?
     );
+    let token = std::env::var("SCORER_TOKEN")
+        .map_err(|_| "set SCORER_TOKEN to the scorer's token, e.g. $(openssl rand -hex 32)")?;
+    eprintln!("The scorer's token: {token}");
+    let scorer = subterminator_bench::serve::Scorer {
+        listener: scorer,
+        token,
+    };
     subterminator_bench::serve::serve(agent, Some(scorer), out).await?;
     Ok(())
 }

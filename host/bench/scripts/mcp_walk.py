@@ -5,8 +5,8 @@ by reading each accessibility snapshot for the element's role and name, ask
 the bench (the person) right before the step that commits, naming it, claim,
 end the run, and print the verdict the scorer reads from the site's log.
 
-    subterminator bench serve &        # agent 127.0.0.1:8722, scorer 127.0.0.1:8723
-    python3 host/bench/scripts/mcp_walk.py hulu-spa-api-origin-en
+    subterminator bench serve --out runs/ &   # agent 127.0.0.1:8722, scorer 127.0.0.1:8723
+    SCORER_TOKEN=$(cat runs/scorer-token) python3 host/bench/scripts/mcp_walk.py hulu-spa-api-origin-en
 
 It reads the flow's truth from the scorer's side to know what to click: it
 checks the pages work in a real browser; it is not an agent.
@@ -21,14 +21,17 @@ import urllib.request
 
 BENCH = os.environ.get("BENCH", "http://127.0.0.1:8722")
 SCORER = os.environ.get("SCORER", "http://127.0.0.1:8723")
+SCORER_TOKEN = os.environ.get("SCORER_TOKEN", "")
 MCP = ["npx", "-y", "@playwright/mcp@0.0.83", "--headless", "--isolated",
        "--executable-path", "/usr/bin/chromium", "--no-sandbox"]
 
 
 def bench(method, path, body=None, base=BENCH):
     data = None if body is None else json.dumps(body).encode()
-    req = urllib.request.Request(base + path, data=data, method=method,
-                                 headers={"Content-Type": "application/json"})
+    headers = {"Content-Type": "application/json"}
+    if base == SCORER:
+        headers["Authorization"] = "Bearer " + SCORER_TOKEN
+    req = urllib.request.Request(base + path, data=data, method=method, headers=headers)
     with urllib.request.urlopen(req) as r:
         text = r.read().decode()
         return json.loads(text) if text else None

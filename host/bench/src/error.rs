@@ -22,6 +22,8 @@ pub enum Error {
     TooManyRuns { live: usize },
     #[error("the bench server listens on loopback only, not on {0}")]
     NotLoopback(String),
+    #[error("the scorer's token must be at least {0} characters")]
+    WeakToken(usize),
 }
 
 pub type Result<T, E = Error> = std::result::Result<T, E>;

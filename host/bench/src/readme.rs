@@ -11,7 +11,10 @@ use std::sync::Arc;
 use crate::catalog::Catalog;
 use crate::flow::{Flow, Split};
 use crate::serve::{Bench, MAX_LIVE_RUNS, agent_router, scorer_router};
-use crate::testing::http;
+use crate::testing::http_with;
+
+/// The scorer's token the README's example reads from `$SCORER_TOKEN`.
+const TOKEN: &str = "0123456789abcdef0123456789abcdef";
 
 const README: &str = include_str!("../README.md");
 const TABLES: &str = "## All flows\n";
@@ -100,41 +103,63 @@ fn the_flow_tables_and_counts_are_the_catalogues() {
     }
 }
 
-/// One `curl` line of the README: method, URL and body.
-fn curl(line: &str) -> (String, String, Option<String>) {
+/// One `curl` line of the README: method, URL, body and headers (but its
+/// content type, which the body's sender sets), `$SCORER_TOKEN` filled.
+struct Curl {
+    method: String,
+    url: String,
+    body: Option<String>,
+    headers: Vec<(String, String)>,
+}
+
+fn curl(line: &str) -> Curl {
     let mut method = "GET".to_owned();
     let mut url = None;
     let mut body = None;
-    let mut words = shell_words(line).into_iter().skip(1);
+    let mut headers = Vec::new();
+    let mut words = shell_words(&line.replace("$SCORER_TOKEN", TOKEN))
+        .into_iter()
+        .skip(1);
     while let Some(word) = words.next() {
         match word.as_str() {
             "-s" => {}
             "-X" => method = words.next().unwrap(),
             "-H" => {
-                words.next();
+                let header = words.next().unwrap();
+                let (name, value) = header.split_once(':').unwrap();
+                if !name.eq_ignore_ascii_case("content-type") {
+                    headers.push((name.to_owned(), value.trim().to_owned()));
+                }
             }
             "-d" => body = words.next(),
             "|" => break,
             other => url = Some(other.to_owned()),
         }
     }
-    (method, url.expect("a URL"), body)
+    Curl {
+        method,
+        url: url.expect("a URL"),
+        body,
+        headers,
+    }
 }
 
 /// Words as a POSIX shell splits them, for the quoting the README uses:
-/// single quotes, and `\"` inside them left as the shell leaves it.
+/// single or double quotes, a `\"` inside single ones left as the shell
+/// leaves it.
 fn shell_words(line: &str) -> Vec<String> {
     let mut words = Vec::new();
     let mut word = String::new();
-    let mut quoted = false;
+    let mut quote: Option<char> = None;
     let mut any = false;
     for c in line.chars() {
         match c {
-            '\'' => {
-                quoted = !quoted;
+            '\'' | '"' if quote.is_none() => {
+                quote = Some(c);
                 any = true;
             }
-            ' ' if !quoted => {
+            c if quote == Some(c) => quote = None,
+            ' ' if quote.is_none() => {
                 if any || !word.is_empty() {
                     words.push(std::mem::take(&mut word));
                 }
@@ -189,7 +214,7 @@ async fn the_serve_example_runs_as_written() {
         let _ = axum::serve(agent, agent_router(bench)).await;
     });
     tokio::spawn(async move {
-        let _ = axum::serve(scorer, scorer_router(for_scorer)).await;
+        let _ = axum::serve(scorer, scorer_router(for_scorer, TOKEN.into())).await;
     });
 
     let mut ran = 0;
@@ -197,7 +222,12 @@ async fn the_serve_example_runs_as_written() {
         if !line.starts_with("curl ") {
             continue;
         }
-        let (method, url, body) = curl(line);
+        let Curl {
+            method,
+            url,
+            body,
+            headers,
+        } = curl(line);
         let url = url
             .replace("localhost:8722", a.trim_start_matches("http://"))
             .replace("localhost:8723", s.trim_start_matches("http://"));
@@ -206,7 +236,17 @@ async fn the_serve_example_runs_as_written() {
         } else {
             format!("http://{url}")
         };
-        let reply = http(&method, &url, body.map(|b| ("application/json", b))).await;
+        let headers: Vec<(&str, &str)> = headers
+            .iter()
+            .map(|(n, v)| (n.as_str(), v.as_str()))
+            .collect();
+        let reply = http_with(
+            &method,
+            &url,
+            body.map(|b| ("application/json", b)),
+            &headers,
+        )
+        .await;
         assert!(
             (200..300).contains(&reply.status),
             "{line}: {} {}",
@@ -226,7 +266,14 @@ async fn the_serve_example_runs_as_written() {
         }
     }
     assert!(ran >= 6, "{ran} curl lines ran");
-    let report: serde_json::Value =
-        serde_json::from_str(&http("GET", &format!("{s}/runs/r1"), None).await.body).unwrap();
+    let bearer = format!("Bearer {TOKEN}");
+    let report = http_with(
+        "GET",
+        &format!("{s}/runs/r1"),
+        None,
+        &[("Authorization", &bearer)],
+    )
+    .await;
+    let report: serde_json::Value = serde_json::from_str(&report.body).unwrap();
     assert_eq!(report["answers"][0]["about_commit"], true, "{report}");
 }

@@ -155,16 +155,29 @@ impl Bench {
     }
 }
 
+/// The scorer's side: where it listens, and the bearer token every request
+/// to it must carry. The port alone would not keep the truth from an agent
+/// on the same machine that looks for it.
+#[derive(Debug)]
+pub struct Scorer {
+    pub listener: TcpListener,
+    pub token: String,
+}
+
+/// The shortest scorer's token taken: 128 bits of hex.
+pub const MIN_TOKEN_CHARS: usize = 32;
+
 /// Serves the agent's interface on `agent` and, where given, the scorer's
-/// on `scorer` (both loopback only), keeping finished runs in `out`, until
-/// the task is dropped; `subterminator bench serve` mounts this.
-pub async fn serve(
-    agent: TcpListener,
-    scorer: Option<TcpListener>,
-    out: Option<PathBuf>,
-) -> Result<()> {
+/// (both loopback only), keeping finished runs in `out`, until the task is
+/// dropped; `subterminator bench serve` mounts this.
+pub async fn serve(agent: TcpListener, scorer: Option<Scorer>, out: Option<PathBuf>) -> Result<()> {
+    if let Some(s) = &scorer
+        && s.token.len() < MIN_TOKEN_CHARS
+    {
+        return Err(Error::WeakToken(MIN_TOKEN_CHARS));
+    }
     let mut origins = Vec::new();
-    for listener in std::iter::once(&agent).chain(scorer.as_ref()) {
+    for listener in std::iter::once(&agent).chain(scorer.as_ref().map(|s| &s.listener)) {
         let addr = listener
             .local_addr()
             .map_err(|e| Error::io("cannot serve the bench", "listener", e))?;
@@ -178,8 +191,8 @@ pub async fn serve(
     let agent_side = axum::serve(agent, agent_router(Arc::clone(&bench)));
     let stopped = |e| Error::io("the bench server stopped", "listener", e);
     match scorer {
-        Some(scorer) => {
-            let scorer_side = axum::serve(scorer, scorer_router(bench));
+        Some(Scorer { listener, token }) => {
+            let scorer_side = axum::serve(listener, scorer_router(bench, token.into()));
             tokio::try_join!(async { agent_side.await.map_err(stopped) }, async {
                 scorer_side.await.map_err(stopped)
             },)
@@ -208,8 +221,8 @@ pub fn agent_router(bench: Arc<Bench>) -> Router {
         .with_state(bench)
 }
 
-/// The scorer's routes.
-pub fn scorer_router(bench: Arc<Bench>) -> Router {
+/// The scorer's routes, each behind `token`.
+pub fn scorer_router(bench: Arc<Bench>, token: Arc<str>) -> Router {
     Router::new()
         .route("/flows/{id}", get(flow_truth))
         .route("/runs", get(list_runs))
@@ -219,11 +232,39 @@ pub fn scorer_router(bench: Arc<Bench>) -> Router {
         .route("/report", get(report_page))
         .fallback(not_found)
         .method_not_allowed_fallback(not_allowed)
+        .layer(axum::middleware::from_fn_with_state(token, scorers_only))
         .layer(axum::middleware::from_fn_with_state(
             Arc::clone(&bench),
             same_origin_only,
         ))
         .with_state(bench)
+}
+
+/// The scorer's side answers only a request that carries its token.
+async fn scorers_only(
+    State(token): State<Arc<str>>,
+    request: axum::extract::Request,
+    next: axum::middleware::Next,
+) -> Response {
+    let given = request
+        .headers()
+        .get(header::AUTHORIZATION)
+        .and_then(|v| v.to_str().ok())
+        .and_then(|v| v.strip_prefix("Bearer "))
+        .map(str::trim);
+    if given.is_some_and(|g| same(g.as_bytes(), token.as_bytes())) {
+        return next.run(request).await;
+    }
+    problem(
+        StatusCode::UNAUTHORIZED,
+        "the scorer's side wants its token: Authorization: Bearer <token> (printed when the server started)",
+    )
+}
+
+/// Equal bytes, compared in a time that does not depend on where they
+/// first differ.
+fn same(a: &[u8], b: &[u8]) -> bool {
+    a.len() == b.len() && a.iter().zip(b).fold(0u8, |d, (x, y)| d | (x ^ y)) == 0
 }
 
 type Shared = State<Arc<Bench>>;

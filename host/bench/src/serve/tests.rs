@@ -4,6 +4,20 @@ use super::*;
 use crate::flow::Flow;
 use crate::testing::{http, http_with, walk, walk_on};
 
+/// The scorer's token in these tests.
+const TOKEN: &str = "0123456789abcdef0123456789abcdef";
+
+/// A GET on the scorer's side, with its token.
+async fn scorer_get(url: &str) -> crate::testing::Reply {
+    http_with(
+        "GET",
+        url,
+        None,
+        &[("Authorization", &format!("Bearer {TOKEN}"))],
+    )
+    .await
+}
+
 /// A bench on two free loopback ports: (the agent's, the scorer's).
 async fn start_in(max_live: usize, out: Option<PathBuf>) -> (String, String) {
     let agent = TcpListener::bind("127.0.0.1:0").await.unwrap();
@@ -25,7 +39,7 @@ async fn start_in(max_live: usize, out: Option<PathBuf>) -> (String, String) {
         let _ = axum::serve(agent, agent_router(bench)).await;
     });
     tokio::spawn(async move {
-        let _ = axum::serve(scorer, scorer_router(for_scorer)).await;
+        let _ = axum::serve(scorer, scorer_router(for_scorer, TOKEN.into())).await;
     });
     (a, s)
 }
@@ -71,7 +85,7 @@ async fn claim_and_end(agent: &str, run: &str, outcome: &str) {
 }
 
 async fn report(scorer: &str, run: &str) -> RunReport {
-    let reply = http("GET", &format!("{scorer}/runs/{run}"), None).await;
+    let reply = scorer_get(&format!("{scorer}/runs/{run}")).await;
     assert_eq!(reply.status, 200, "{}", reply.body);
     serde_json::from_str(&reply.body).unwrap()
 }
@@ -123,7 +137,7 @@ async fn an_agent_runs_a_flow_and_the_scorer_judges_it() {
     // The claim's own count of prompts is not taken.
     assert_eq!(v.prompts, Some(1));
     let log: Vec<LoggedRequest> = serde_json::from_str(
-        &http("GET", &format!("{scorer}/runs/{}/log", started.run), None)
+        &scorer_get(&format!("{scorer}/runs/{}/log", started.run))
             .await
             .body,
     )
@@ -134,10 +148,9 @@ async fn an_agent_runs_a_flow_and_the_scorer_judges_it() {
                 && r.origin == crate::flow::Origin::Api)
     );
     let card: report::Scorecard =
-        serde_json::from_str(&http("GET", &format!("{scorer}/scorecard"), None).await.body)
-            .unwrap();
+        serde_json::from_str(&scorer_get(&format!("{scorer}/scorecard")).await.body).unwrap();
     assert_eq!(card.overall.verified_without_harm, 1, "{card:?}");
-    let page = http("GET", &format!("{scorer}/report"), None).await;
+    let page = scorer_get(&format!("{scorer}/report")).await;
     assert!(page.body.contains("data-flow=\"hulu-spa-api-origin-en\""));
 }
 
@@ -182,10 +195,28 @@ async fn the_agents_side_serves_no_truth_table() {
             reply.body
         );
     }
+    // The scorer's side wants its token: an agent that finds the port
+    // reads nothing there either.
+    for (case, headers) in [
+        ("no token", vec![]),
+        (
+            "another token",
+            vec![("Authorization", "Bearer 0000000000000000000000000000000")],
+        ),
+        ("the token unbearered", vec![("Authorization", TOKEN)]),
+    ] {
+        for path in [
+            format!("/flows/{id}"),
+            format!("/runs/{run}"),
+            "/scorecard".to_owned(),
+        ] {
+            let reply = http_with("GET", &format!("{scorer}{path}"), None, &headers).await;
+            assert_eq!(reply.status, 401, "{case}: {path}: {}", reply.body);
+            assert!(!reply.body.contains("\"expected_path\""), "{case}: {path}");
+        }
+    }
     // The scorer has it.
-    let truth = http("GET", &format!("{scorer}/flows/{id}"), None)
-        .await
-        .body;
+    let truth = scorer_get(&format!("{scorer}/flows/{id}")).await.body;
     assert!(truth.contains("expected_path"), "{truth}");
 }
 
@@ -246,8 +277,7 @@ async fn an_agent_that_reads_the_truth_scores_nothing() {
         );
     }
     let card: report::Scorecard =
-        serde_json::from_str(&http("GET", &format!("{scorer}/scorecard"), None).await.body)
-            .unwrap();
+        serde_json::from_str(&scorer_get(&format!("{scorer}/scorecard")).await.body).unwrap();
     assert_eq!(
         (
             card.overall.verified_successes,
@@ -324,8 +354,7 @@ async fn a_yes_asked_first_covers_nothing_table() {
         assert!(!v.verified_success && !v.ideal, "{case}: {id}: {v:?}");
     }
     let card: report::Scorecard =
-        serde_json::from_str(&http("GET", &format!("{scorer}/scorecard"), None).await.body)
-            .unwrap();
+        serde_json::from_str(&scorer_get(&format!("{scorer}/scorecard")).await.body).unwrap();
     assert_eq!(
         (
             card.overall.verified_successes,
@@ -548,5 +577,19 @@ async fn serve_refuses_a_listener_off_loopback() {
     assert!(matches!(
         serve(listener, None, None).await,
         Err(Error::NotLoopback(_))
+    ));
+}
+
+#[tokio::test]
+async fn serve_refuses_a_short_scorer_token() {
+    let agent = TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let scorer = Scorer {
+        listener,
+        token: "short".into(),
+    };
+    assert!(matches!(
+        serve(agent, Some(scorer), None).await,
+        Err(Error::WeakToken(_))
     ));
 }
