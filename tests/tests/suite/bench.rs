@@ -212,3 +212,72 @@ async fn with_a_model_configured_the_plan_takes_every_service_step_flow() {
         twice.join("; ")
     );
 }
+
+/// A bench split in shards (`--shard I/N`) runs each flow once across them,
+/// and `bench merge` of the shards' `--json` output is the scorecard of
+/// the whole; the runs drive a browser that already runs (`--cdp-endpoint`,
+/// a context each), which the bench leaves running.
+#[tokio::test(flavor = "multi_thread")]
+async fn shards_on_a_running_browser_merge_into_one_scorecard() {
+    use subterminator_tests::remote_chromium::RemoteChromium;
+
+    let mut chromium = RemoteChromium::start("about:blank").unwrap();
+    let home = tempfile::tempdir().unwrap();
+    let flows = ["practice-base-en", "netflix-base-en", "max-get-commit-es"];
+    let mut files = Vec::new();
+    let mut ids = Vec::new();
+    for shard in ["1/2", "2/2"] {
+        let mut command = e2e::command(home.path());
+        command
+            .args(["bench", "--model", "offline", "--yes-pass-only", "--json"])
+            .args(["--shard", shard, "--cdp-endpoint", &chromium.endpoint()]);
+        for flow in flows {
+            command.args(["--flow", flow]);
+        }
+        let out = run_bench(command).await;
+        assert_eq!(out.status.code(), Some(0), "{}", e2e::text(&out));
+        let runs = records(&out.stdout);
+        ids.extend(
+            runs.iter()
+                .map(|r| r["flow"]["id"].as_str().unwrap().to_owned()),
+        );
+        let file = home
+            .path()
+            .join(format!("shard-{}.jsonl", shard.replace('/', "-")));
+        std::fs::write(&file, &out.stdout).unwrap();
+        files.push(file);
+    }
+    ids.sort();
+    let mut want: Vec<String> = flows.iter().map(|f| (*f).to_owned()).collect();
+    want.sort();
+    assert_eq!(ids, want, "each flow in exactly one shard");
+    assert!(
+        chromium.running(),
+        "the bench closed a browser it did not start"
+    );
+
+    let merged_dir = home.path().join("merged");
+    let mut merge = e2e::command(home.path());
+    merge
+        .args(["bench", "merge", "--json"])
+        .args(&files)
+        .arg("--out")
+        .arg(&merged_dir);
+    let merged = e2e::run(merge, "").await.unwrap();
+    assert_eq!(merged.status.code(), Some(0), "{}", e2e::text(&merged));
+    let card: Value = serde_json::from_slice(&merged.stdout).unwrap();
+    assert_eq!(card["overall"]["runs"], 3, "{card}");
+    assert_eq!(card["overall"]["verified_without_harm"], 3, "{card}");
+    for file in ["records.jsonl", "scorecard.json", "report.html"] {
+        assert!(merged_dir.join(file).is_file(), "{file}");
+    }
+    // A shard given twice is said, not silently counted twice.
+    let mut twice = e2e::command(home.path());
+    twice.args(["bench", "merge"]).arg(&files[0]).arg(&files[0]);
+    let said = e2e::run(twice, "").await.unwrap();
+    assert!(
+        e2e::text(&said).contains("appear more than once"),
+        "{}",
+        e2e::text(&said)
+    );
+}
