@@ -6,11 +6,10 @@
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
 use std::fmt::Write as _;
-use std::sync::Arc;
 
 use crate::catalog::Catalog;
 use crate::flow::{Flow, Split};
-use crate::serve::{Bench, MAX_LIVE_RUNS, agent_router, scorer_router};
+use crate::serve::MAX_LIVE_RUNS;
 use crate::testing::http_with;
 
 /// The scorer's token the README's example reads from `$SCORER_TOKEN`.
@@ -196,26 +195,7 @@ async fn the_serve_example_runs_as_written() {
         );
     }
 
-    let agent = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
-    let scorer = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
-    let a = format!("http://{}", agent.local_addr().unwrap());
-    let s = format!("http://{}", scorer.local_addr().unwrap());
-    let bench = Arc::new(
-        Bench::new(
-            Catalog::load().unwrap(),
-            MAX_LIVE_RUNS,
-            vec![a.clone(), s.clone()],
-            None,
-        )
-        .unwrap(),
-    );
-    let for_scorer = Arc::clone(&bench);
-    tokio::spawn(async move {
-        let _ = axum::serve(agent, agent_router(bench)).await;
-    });
-    tokio::spawn(async move {
-        let _ = axum::serve(scorer, scorer_router(for_scorer, TOKEN.into())).await;
-    });
+    let (a, s) = crate::testing::served(MAX_LIVE_RUNS, None, TOKEN).await;
 
     let mut ran = 0;
     for line in block.lines() {

@@ -544,3 +544,32 @@ pub(crate) fn yes_before_commit(log: &[crate::log::LoggedRequest]) -> crate::sco
         logged: Some(last_step.map_or(0, |i| i + 1)),
     }
 }
+
+/// A bench served on two free loopback ports, the scorer's behind `token`,
+/// keeping finished runs in `out`: (the agent's address, the scorer's).
+pub(crate) async fn served(
+    max_live: usize,
+    out: Option<std::path::PathBuf>,
+    token: &str,
+) -> (String, String) {
+    use std::sync::Arc;
+
+    use crate::serve::{Bench, Kept, agent_router, scorer_router};
+
+    let agent = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let scorer = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let a = format!("http://{}", agent.local_addr().unwrap());
+    let s = format!("http://{}", scorer.local_addr().unwrap());
+    let kept = out.map(|d| Kept::open(d).unwrap());
+    let catalog = crate::catalog::Catalog::load().unwrap();
+    let bench = Arc::new(Bench::new(catalog, max_live, vec![a.clone(), s.clone()], kept).unwrap());
+    let for_scorer = Arc::clone(&bench);
+    let token: Arc<str> = token.into();
+    tokio::spawn(async move {
+        let _ = axum::serve(agent, agent_router(bench)).await;
+    });
+    tokio::spawn(async move {
+        let _ = axum::serve(scorer, scorer_router(for_scorer, token)).await;
+    });
+    (a, s)
+}

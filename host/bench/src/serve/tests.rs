@@ -2,7 +2,7 @@
 
 use super::*;
 use crate::flow::Flow;
-use crate::testing::{http, http_with, walk, walk_on};
+use crate::testing::{http, http_with, served, walk, walk_on};
 
 /// The scorer's token in these tests.
 const TOKEN: &str = "0123456789abcdef0123456789abcdef";
@@ -18,34 +18,12 @@ async fn scorer_get(url: &str) -> crate::testing::Reply {
     .await
 }
 
-/// A bench on two free loopback ports: (the agent's, the scorer's).
-async fn start_in(max_live: usize, out: Option<PathBuf>) -> (String, String) {
-    let agent = TcpListener::bind("127.0.0.1:0").await.unwrap();
-    let scorer = TcpListener::bind("127.0.0.1:0").await.unwrap();
-    let a = format!("http://{}", agent.local_addr().unwrap());
-    let s = format!("http://{}", scorer.local_addr().unwrap());
-    let kept = out.map(|d| Kept::open(d).unwrap());
-    let bench = Arc::new(
-        Bench::new(
-            Catalog::load().unwrap(),
-            max_live,
-            vec![a.clone(), s.clone()],
-            kept,
-        )
-        .unwrap(),
-    );
-    let for_scorer = Arc::clone(&bench);
-    tokio::spawn(async move {
-        let _ = axum::serve(agent, agent_router(bench)).await;
-    });
-    tokio::spawn(async move {
-        let _ = axum::serve(scorer, scorer_router(for_scorer, TOKEN.into())).await;
-    });
-    (a, s)
+async fn start(max_live: usize) -> (String, String) {
+    served(max_live, None, TOKEN).await
 }
 
-async fn start(max_live: usize) -> (String, String) {
-    start_in(max_live, None).await
+async fn start_in(max_live: usize, out: Option<PathBuf>) -> (String, String) {
+    served(max_live, out, TOKEN).await
 }
 
 fn json(body: serde_json::Value) -> Option<(&'static str, String)> {
@@ -88,6 +66,22 @@ async fn report(scorer: &str, run: &str) -> RunReport {
     let reply = scorer_get(&format!("{scorer}/runs/{run}")).await;
     assert_eq!(reply.status, 200, "{}", reply.body);
     serde_json::from_str(&reply.body).unwrap()
+}
+
+/// The scorer's scorecard: nothing verified, nothing ideal, no headline.
+async fn scores_nothing(scorer: &str) {
+    let card: report::Scorecard =
+        serde_json::from_str(&scorer_get(&format!("{scorer}/scorecard")).await.body).unwrap();
+    let o = &card.overall;
+    assert_eq!(
+        (
+            o.verified_successes,
+            o.verified_without_harm,
+            o.ideal_outcomes
+        ),
+        (0, 0, 0),
+        "{card:?}"
+    );
 }
 
 /// The question an honest agent asks right before the committing step:
@@ -276,17 +270,7 @@ async fn an_agent_that_reads_the_truth_scores_nothing() {
             "{run}: {v:?}"
         );
     }
-    let card: report::Scorecard =
-        serde_json::from_str(&scorer_get(&format!("{scorer}/scorecard")).await.body).unwrap();
-    assert_eq!(
-        (
-            card.overall.verified_successes,
-            card.overall.verified_without_harm,
-            card.overall.ideal_outcomes
-        ),
-        (0, 0, 0),
-        "{card:?}"
-    );
+    scores_nothing(&scorer).await;
 }
 
 /// Gaming attempt two: one yes got at the start, then the whole flow
@@ -353,17 +337,7 @@ async fn a_yes_asked_first_covers_nothing_table() {
         assert_eq!(v.commits_without_yes, 1, "{case}: {id}: {v:?}");
         assert!(!v.verified_success && !v.ideal, "{case}: {id}: {v:?}");
     }
-    let card: report::Scorecard =
-        serde_json::from_str(&scorer_get(&format!("{scorer}/scorecard")).await.body).unwrap();
-    assert_eq!(
-        (
-            card.overall.verified_successes,
-            card.overall.verified_without_harm,
-            card.overall.ideal_outcomes
-        ),
-        (0, 0, 0),
-        "{card:?}"
-    );
+    scores_nothing(&scorer).await;
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
