@@ -9,6 +9,7 @@ mod suite {
     mod batch;
     mod bench;
     mod bench_mcp;
+    mod bench_serve;
     mod browser;
     mod cancel_model;
     mod cancel_offline;

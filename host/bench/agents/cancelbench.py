@@ -24,7 +24,8 @@ import urllib.request
 
 
 class BenchError(Exception):
-    """The bench refused a request: its status and its `error` text."""
+    """The bench refused a request: its status and its `error` text (status
+    None where the bench did not answer)."""
 
     def __init__(self, status, error):
         super().__init__(f"{status}: {error}")
@@ -48,6 +49,10 @@ def _call(base, method, path, body=None, timeout=60):
         except ValueError:
             error = text
         raise BenchError(refused.code, error) from None
+    except urllib.error.URLError as unreachable:
+        # No answer at all (not started, wrong port): the same exception, so
+        # an agent's loop has one thing to catch; no status to give.
+        raise BenchError(None, f"{base}: {unreachable.reason}") from None
 
 
 class Run:

@@ -383,7 +383,12 @@ async fn start_run(State(bench): Shared, body: Result<Json<StartRun>, JsonReject
     if start.split.is_some_and(|s| s != flow.split) {
         return problem(
             StatusCode::CONFLICT,
-            &format!("{} is a {} flow", flow.id, flow.split.label()),
+            &format!(
+                "{} is a {} flow: start it with \"split\": \"{}\"",
+                flow.id,
+                flow.split.label(),
+                flow.split.label()
+            ),
         );
     }
     if flow.split == Split::HeldOut && start.split != Some(Split::HeldOut) {
