@@ -291,7 +291,7 @@ fn respond(
         return (kind, response);
     }
     if *as_method != Method::GET {
-        return (RequestKind::Read, not_found(method, uri));
+        return (RequestKind::Read, not_found());
     }
     if let Some((_, to)) = state.bp.redirects.iter().find(|(from, _)| from == path) {
         return (RequestKind::Read, found(to));
@@ -312,7 +312,7 @@ fn respond(
     }
     match state.pages.get(&(origin, path.to_owned())) {
         Some(page) => (RequestKind::Read, Html(fill(state, page)).into_response()),
-        None => (RequestKind::Read, not_found(method, uri)),
+        None => (RequestKind::Read, not_found()),
     }
 }
 
@@ -469,10 +469,8 @@ fn see_other(to: &str) -> Response {
     response
 }
 
-fn not_found(method: &Method, uri: &Uri) -> Response {
-    (
-        StatusCode::NOT_FOUND,
-        format!("{method} {uri}: no such page on this bench flow"),
-    )
-        .into_response()
+/// What a real site answers for a page it lacks: nothing that says the
+/// site is a test (the log has the request for whoever scores).
+fn not_found() -> Response {
+    (StatusCode::NOT_FOUND, "404 Not Found").into_response()
 }
