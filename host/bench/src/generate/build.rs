@@ -13,7 +13,7 @@ use crate::flow::{
     BillingChange, Ending, Flow, Origin, RequestPattern, Shape, Step, StepAction, Trap, Trick,
     Truth, Unwanted,
 };
-use crate::lang::LangPack;
+use crate::lang::{LangPack, Wording};
 
 use super::Work;
 
@@ -48,6 +48,10 @@ struct Builder<'a> {
     family: &'a Family,
     variant: &'a Variant,
     pack: &'a LangPack,
+    /// Held-out flows draw the pack's held-out variants.
+    wording: Wording,
+    /// Whether any word drawn so far was a held-out variant.
+    unseen: std::cell::Cell<bool>,
     vars: Vec<(&'static str, String)>,
     bp: Blueprint,
     path: Vec<Step>,
@@ -85,6 +89,11 @@ pub(super) fn flow(
         family,
         variant,
         pack,
+        wording: match variant.split {
+            crate::flow::Split::HeldOut => Wording::HeldOut,
+            crate::flow::Split::Development => Wording::Development,
+        },
+        unseen: std::cell::Cell::new(false),
         vars: vec![
             ("brand", family.brand.clone()),
             ("plan", family.plan.clone()),
@@ -159,6 +168,8 @@ pub(super) fn flow(
         shapes: variant.shape.clone(),
         statutory: variant.statutory,
         split: variant.split,
+        // A held-out-only language is unseen wording throughout.
+        unseen_wording: pack.held_out_only || b.unseen.get(),
         service_steps,
         start_path: start,
         truth,
@@ -181,7 +192,15 @@ impl Builder<'_> {
             .and_then(|words| words.get(key));
         match own {
             Some(raw) => Ok(crate::lang::fill(raw, &vars)),
-            None => self.pack.word(&self.family.service, key, &vars),
+            None => {
+                let worded = self
+                    .pack
+                    .word_in(self.wording, &self.family.service, key, &vars)?;
+                if worded.unseen {
+                    self.unseen.set(true);
+                }
+                Ok(worded.text)
+            }
         }
     }
 
