@@ -49,6 +49,8 @@ const PACKS: &[(&str, &str)] = &[
     ("sv", include_str!("../lang/sv.toml")),
     ("tr", include_str!("../lang/tr.toml")),
     ("ar", include_str!("../lang/ar.toml")),
+    // Held-out flows only: no plan or host table was written from it.
+    ("id", include_str!("../lang/id.toml")),
 ];
 
 /// The words every pack must have: a flow may draw any of them.
