@@ -443,3 +443,38 @@ async fn past_the_wall_the_flow_goes_on_and_typing_is_a_trap() {
         site.stop();
     }
 }
+
+/// Only the practice site (the README's demo) says it is a practice page;
+/// every other flow's pages end as a real site's do, and nothing on them
+/// names the bench.
+#[test]
+fn only_the_practice_pages_say_they_are_practice() {
+    let packs = LangPack::all().unwrap();
+    let banners: Vec<String> = packs
+        .iter()
+        .map(|p| p.word("", "footer", &[]).unwrap())
+        .collect();
+    for flow in catalog().flows() {
+        let bp = &flow.blueprint;
+        let pages: Vec<String> = bp
+            .screens
+            .iter()
+            .map(|s| crate::render::page(bp, s))
+            .collect();
+        let practice = flow.service == "practice";
+        for page in &pages {
+            let says = banners
+                .iter()
+                .any(|b| page.contains(&crate::render::esc(b)));
+            assert_eq!(says, practice, "{}: {}", flow.id, bp.footer);
+            if !practice {
+                assert!(
+                    !page.to_lowercase().contains("cancelbench"),
+                    "{}: the page names the bench",
+                    flow.id
+                );
+                assert!(page.contains(&crate::render::esc(&bp.brand)), "{}", flow.id);
+            }
+        }
+    }
+}

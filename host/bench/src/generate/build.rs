@@ -21,6 +21,8 @@ mod last_step;
 mod retention;
 mod statutory;
 
+/// The practice site's service: its pages may say they are practice.
+const PRACTICE: &str = "practice";
 /// Where a flow whose only way out is chat shows the chat.
 const CHAT: &str = "/help/chat";
 const CHAT_PAUSE: &str = "/help/pause";
@@ -121,7 +123,7 @@ pub(super) fn flow(
         commit_follows: None,
         ending: Ending::Commit,
     };
-    b.bp.footer = b.word("footer")?;
+    b.bp.footer = b.footer()?;
     for (at, screen) in screens.iter().enumerate() {
         let next = screens.get(at + 1).map(|s| s.path.as_str()).unwrap_or("");
         if b.ending == Ending::NotOnline && screen.kind == Kind::Confirm {
@@ -202,6 +204,21 @@ impl Builder<'_> {
                 Ok(worded.text)
             }
         }
+    }
+
+    /// What the foot of every page says. Only the practice site (the
+    /// README's demo) says it is a practice page; every other flow's pages
+    /// end as a real site's do, with the brand and its help centre, so
+    /// nothing tells an agent it is being tested.
+    fn footer(&self) -> Result<String> {
+        if self.family.service == PRACTICE {
+            return self.word("footer");
+        }
+        Ok(format!(
+            "© {} · {}",
+            self.family.brand,
+            self.word("menu_help")?
+        ))
     }
 
     /// The list `key`: the family's own in this language, else the pack's.
