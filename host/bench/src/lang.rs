@@ -331,6 +331,18 @@ impl LangPack {
         &self.held_out
     }
 
+    /// Every word and list entry of the pack, service words included.
+    #[cfg(test)]
+    pub(crate) fn every_word(&self) -> Vec<&str> {
+        self.words
+            .values()
+            .chain(self.service.values().flat_map(|w| w.values()))
+            .chain(self.held_out.values())
+            .map(String::as_str)
+            .chain(self.lists.values().flatten().map(String::as_str))
+            .collect()
+    }
+
     /// The law's own words for `key` (`terminate_here`…) in this language;
     /// an error where the pack has none (the law's text in this language
     /// was not found, so no flow may invent it).
@@ -450,3 +462,6 @@ pub(crate) fn fill(text: &str, vars: &[(&str, &str)]) -> String {
 
 #[cfg(test)]
 mod tests;
+
+#[cfg(test)]
+mod held_out_tests;
