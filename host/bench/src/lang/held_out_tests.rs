@@ -61,14 +61,29 @@ const HOST_TABLES: &[&str] = &[
 /// says nothing about a plan having learnt the wording.
 const SHARED: &[&str] = &["e-mail"];
 
+/// Chinese and Japanese are written without spaces: the host reads them a
+/// character a word, so a phrase in them is found inside any longer run.
+fn unspaced(c: char) -> bool {
+    matches!(u32::from(c), 0x3040..=0x30FF | 0x3400..=0x4DBF | 0x4E00..=0x9FFF | 0xF900..=0xFAFF)
+}
+
 /// Whether `phrase` occurs in `text` as whole words, case-insensitively:
-/// "Akun" is not found inside "Akuntansi", nor "No" inside "Nothing".
+/// "Akun" is not found inside "Akuntansi", nor "No" inside "Nothing";
+/// "解約" is found inside "解約する".
 fn occurs(text: &str, phrase: &str) -> bool {
     let text = text.to_lowercase();
     let phrase = phrase.to_lowercase();
-    let word = |c: Option<char>| c.is_some_and(char::is_alphanumeric);
+    // A neighbour cuts a word in two only between letters of spaced scripts.
+    let joined = |outside: Option<char>, edge: Option<char>| match (outside, edge) {
+        (Some(o), Some(e)) => o.is_alphanumeric() && !unspaced(o) && !unspaced(e),
+        _ => false,
+    };
     text.match_indices(&phrase).any(|(at, _)| {
-        !word(text[..at].chars().next_back()) && !word(text[at + phrase.len()..].chars().next())
+        !joined(text[..at].chars().next_back(), phrase.chars().next())
+            && !joined(
+                text[at + phrase.len()..].chars().next(),
+                phrase.chars().next_back(),
+            )
     })
 }
 
@@ -154,6 +169,9 @@ fn a_phrase_occurs_as_whole_words_only() {
         ("\"ya\", \"no\"", "No", true),
         ("KÜNDIGEN", "kündigen", true),
         ("nicht nicht kündigen", "nicht kündigen", true),
+        ("\"解約手続きを完了\"", "解約手続き", true),
+        ("解約する", "解約", true),
+        ("해지하기", "해지", false),
         ("", "x", false),
     ];
     for (text, phrase, found) in cases {
