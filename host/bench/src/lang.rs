@@ -19,7 +19,7 @@
 //! final = "Kündigung abschließen"
 //!
 //! [held-out.words]                  # held-out flows only: other real phrasings
-//! open_cancel = "Mitgliedschaft beenden"
+//! open_cancel = "Vertrag kündigen"
 //! ```
 //!
 //! A pack's `[held-out.words]` replace its generic words on held-out flows
