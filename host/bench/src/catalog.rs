@@ -88,9 +88,13 @@ pub type PlanWords = BTreeMap<String, BTreeMap<String, BTreeMap<String, String>>
 /// For each service a bundled plugin knows, for each language, the words
 /// its plan steps are found by (`open_cancel` → "Mitgliedschaft
 /// kündigen"), so plans can learn the languages their sites ship in. The
-/// invented brands have no plan to teach.
+/// invented brands have no plan to teach, and no plan learns a held-out
+/// language or any pack's held-out variants.
 pub fn plan_words() -> Result<PlanWords> {
-    let packs = LangPack::all()?;
+    let packs: Vec<LangPack> = LangPack::all()?
+        .into_iter()
+        .filter(|p| !p.held_out_only)
+        .collect();
     let mut out = BTreeMap::new();
     for family in family::all()?.into_iter().filter(|f| f.plugin) {
         let mut by_lang = BTreeMap::new();

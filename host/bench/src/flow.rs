@@ -495,6 +495,9 @@ pub struct Flow {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub statutory: Option<Statutory>,
     pub split: Split,
+    /// Its pages are worded in phrasings no plan or host table was written
+    /// from: a pack's held-out variants, or a held-out-only language.
+    pub unseen_wording: bool,
     /// The flow's steps are the service's steps in another shape or
     /// language; false where a trick adds screens or words the service's
     /// plan cannot know.
@@ -526,6 +529,10 @@ pub struct FlowSummary {
     pub tricks: Vec<Trick>,
     #[serde(default)]
     pub shapes: Vec<Shape>,
+    /// Worded in phrasings no plan or host table was written from (false
+    /// in summaries written before it existed).
+    #[serde(default)]
+    pub unseen_wording: bool,
 }
 
 fn development() -> Split {
@@ -548,6 +555,7 @@ impl Flow {
             split: self.split,
             tricks: self.tricks.clone(),
             shapes: self.shapes.clone(),
+            unseen_wording: self.unseen_wording,
         }
     }
 

@@ -132,6 +132,11 @@ pub(crate) fn flow(family: &Family, variant: &Variant) -> Result<Flow> {
     let id = variant.id(&family.service);
     let broken = |why: &str| -> Error { Error::Data(format!("flow {id}: {why}")) };
     let pack = LangPack::get(&variant.lang)?;
+    // A language kept for held-out flows stays unseen only if no
+    // development flow (which plans are tuned on) is worded in it.
+    if pack.held_out_only && variant.split != crate::flow::Split::HeldOut {
+        return Err(broken("its language is held-out only"));
+    }
     let mut screens: Vec<Work> = family.screen.iter().map(Work::from_spec).collect();
     if !screens.iter().any(|s| s.kind == Kind::Confirm) {
         return Err(broken("the skeleton has no confirm screen"));

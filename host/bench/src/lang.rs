@@ -17,7 +17,15 @@
 //! [service.netflix]                 # the service's own words win
 //! open_cancel = "Mitgliedschaft kündigen"
 //! final = "Kündigung abschließen"
+//!
+//! [held-out.words]                  # held-out flows only: other real phrasings
+//! open_cancel = "Vertrag kündigen"
 //! ```
+//!
+//! A pack's `[held-out.words]` replace its generic words on held-out flows
+//! only, so those flows are worded in phrasings no plan or host table was
+//! written from; a pack that says `held-out-only = true` is a language
+//! only held-out flows use, and no plan learns its words (`plan_words`).
 
 use std::collections::BTreeMap;
 
@@ -41,6 +49,8 @@ const PACKS: &[(&str, &str)] = &[
     ("sv", include_str!("../lang/sv.toml")),
     ("tr", include_str!("../lang/tr.toml")),
     ("ar", include_str!("../lang/ar.toml")),
+    // Held-out flows only: no plan or host table was written from it.
+    ("id", include_str!("../lang/id.toml")),
 ];
 
 /// The words every pack must have: a flow may draw any of them.
@@ -197,11 +207,39 @@ pub(crate) fn is_word(key: &str) -> bool {
 /// The lists every pack must have, each with at least three entries.
 pub(crate) const LISTS: &[&str] = &["reasons", "return_options"];
 
+/// Which of a pack's wordings a flow's pages are drawn in.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Wording {
+    /// The pack's generic words: the ones plans may learn.
+    Development,
+    /// Its `[held-out.words]` first, where it has them: phrasings kept
+    /// from every plan and host table so held-out flows test unseen words.
+    HeldOut,
+}
+
+/// A word and whether a held-out variant gave it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Worded {
+    pub text: String,
+    pub unseen: bool,
+}
+
+#[derive(Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct HeldOutFile {
+    #[serde(default)]
+    words: BTreeMap<String, String>,
+}
+
 #[derive(Debug, Deserialize)]
 #[serde(deny_unknown_fields, rename_all = "kebab-case")]
 struct PackFile {
     code: String,
     name: String,
+    #[serde(default)]
+    held_out_only: bool,
+    #[serde(default)]
+    held_out: HeldOutFile,
     #[serde(default)]
     rtl: bool,
     date_format: String,
@@ -219,6 +257,8 @@ pub struct LangPack {
     pub code: String,
     /// The language's name in itself.
     pub name: String,
+    /// Only held-out flows are in this language: no plan learns it.
+    pub held_out_only: bool,
     pub rtl: bool,
     pub date_format: String,
     words: BTreeMap<String, String>,
@@ -227,6 +267,8 @@ pub struct LangPack {
     /// The law's words for its buttons in this language, where the law's
     /// official text in it was found (see the pack's `[statutory]`).
     statutory: BTreeMap<String, String>,
+    /// Other real phrasings of generic words, drawn on held-out flows only.
+    held_out: BTreeMap<String, String>,
 }
 
 impl LangPack {
@@ -247,18 +289,58 @@ impl LangPack {
     /// `key` in this language, `service`'s own wording first, with each
     /// `{name}` of `vars` filled in (other placeholders stay for later).
     pub fn word(&self, service: &str, key: &str, vars: &[(&str, &str)]) -> Result<String> {
-        let raw = self
-            .service
-            .get(service)
-            .and_then(|words| words.get(key))
-            .or_else(|| self.words.get(key))
-            .ok_or_else(|| {
-                Error::Data(format!(
-                    "the {} language pack has no word {key:?}",
-                    self.code
-                ))
-            })?;
-        Ok(fill(raw, vars))
+        Ok(self.word_in(Wording::Development, service, key, vars)?.text)
+    }
+
+    /// `key` in `wording`: the service's own words first (plans may know a
+    /// service's real words), then, for held-out wording, the pack's
+    /// held-out variant, then its generic word.
+    pub fn word_in(
+        &self,
+        wording: Wording,
+        service: &str,
+        key: &str,
+        vars: &[(&str, &str)],
+    ) -> Result<Worded> {
+        if let Some(raw) = self.service.get(service).and_then(|words| words.get(key)) {
+            return Ok(Worded {
+                text: fill(raw, vars),
+                unseen: false,
+            });
+        }
+        if let (Wording::HeldOut, Some(raw)) = (wording, self.held_out.get(key)) {
+            return Ok(Worded {
+                text: fill(raw, vars),
+                unseen: true,
+            });
+        }
+        let raw = self.words.get(key).ok_or_else(|| {
+            Error::Data(format!(
+                "the {} language pack has no word {key:?}",
+                self.code
+            ))
+        })?;
+        Ok(Worded {
+            text: fill(raw, vars),
+            unseen: false,
+        })
+    }
+
+    /// The pack's held-out variants, by key.
+    pub fn held_out_words(&self) -> &BTreeMap<String, String> {
+        &self.held_out
+    }
+
+    /// Every word and list entry of the pack, service words included.
+    #[cfg(test)]
+    pub(crate) fn every_word(&self) -> Vec<&str> {
+        self.words
+            .values()
+            .chain(self.service.values().flat_map(|w| w.values()))
+            .chain(self.held_out.values())
+            .map(String::as_str)
+            .chain(self.lists.values().flatten().map(String::as_str))
+            .collect()
     }
 
     /// The law's own words for `key` (`terminate_here`…) in this language;
@@ -314,6 +396,26 @@ impl LangPack {
                 .filter(|k| !STATUTORY_KEYS.contains(&k.as_str()))
                 .map(|k| format!("unknown statutory wording {k}")),
         );
+        gaps.extend(
+            self.held_out
+                .iter()
+                .filter(|(k, _)| !WORDS.contains(&k.as_str()))
+                .map(|(k, _)| format!("held-out variant of {k}, which is not a generic word")),
+        );
+        // A variant that says what the generic word says holds nothing out.
+        gaps.extend(
+            self.held_out
+                .iter()
+                .filter(|(k, v)| {
+                    self.words
+                        .get(*k)
+                        .is_some_and(|w| w.to_lowercase() == v.to_lowercase())
+                })
+                .map(|(k, _)| format!("held-out variant of {k} repeats the generic word")),
+        );
+        if self.held_out_only && !self.held_out.is_empty() {
+            gaps.push("a held-out-only pack needs no held-out variants".to_owned());
+        }
         for (service, words) in &self.service {
             gaps.extend(
                 words
@@ -338,12 +440,14 @@ fn parse(code: &str, text: &str) -> Result<LangPack> {
     Ok(LangPack {
         code: file.code,
         name: file.name,
+        held_out_only: file.held_out_only,
         rtl: file.rtl,
         date_format: file.date_format,
         words: file.words,
         lists: file.lists,
         service: file.service,
         statutory: file.statutory,
+        held_out: file.held_out.words,
     })
 }
 
@@ -358,3 +462,6 @@ pub(crate) fn fill(text: &str, vars: &[(&str, &str)]) -> String {
 
 #[cfg(test)]
 mod tests;
+
+#[cfg(test)]
+mod held_out_tests;

@@ -28,6 +28,10 @@ pub struct FlowMeta {
     pub ending: Ending,
     pub ideal_yeses: u32,
     pub service_steps: bool,
+    /// Worded in phrasings no plan or host table was written from; records
+    /// written before the field existed read false.
+    #[serde(default)]
+    pub unseen_wording: bool,
 }
 
 fn bundled() -> bool {
@@ -47,6 +51,7 @@ impl From<&Flow> for FlowMeta {
             ending: flow.truth.ending,
             ideal_yeses: flow.truth.ideal_yeses,
             service_steps: flow.service_steps,
+            unseen_wording: flow.unseen_wording,
         }
     }
 }

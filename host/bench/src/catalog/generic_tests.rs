@@ -162,10 +162,12 @@ fn every_statutory_flow_draws_the_laws_exact_words() {
 /// elsewhere.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn the_fakes_lead_to_the_offers_their_truth_names_table() {
+    // Held-out flows, so the offer's button wears the pack's held-out
+    // wording ("Angebot sichern", not "Angebot annehmen").
     let cases: [(&str, &str, BillingChange, Trap, Ending); 5] = [
         (
             "stahlwerk-bgb-312k-fake-statutory-button-de",
-            "Angebot annehmen",
+            "Angebot sichern",
             BillingChange::AcceptOffer,
             Trap::FollowedFakeStatutoryButton,
             Ending::Commit,
@@ -179,7 +181,7 @@ async fn the_fakes_lead_to_the_offers_their_truth_names_table() {
         ),
         (
             "quillsmith-bgb-312k-chat-or-phone-only-fake-statutory-button-de",
-            "Angebot annehmen",
+            "Angebot sichern",
             BillingChange::AcceptOffer,
             Trap::FollowedFakeStatutoryButton,
             Ending::NotOnline,

@@ -443,3 +443,85 @@ async fn past_the_wall_the_flow_goes_on_and_typing_is_a_trap() {
         site.stop();
     }
 }
+
+/// The held-out split holds out wording too: every flow of a held-out-only
+/// language and most other held-out flows are worded in phrasings no plan
+/// was written from; no development flow is, and no plan learns them.
+#[test]
+fn held_out_flows_are_worded_unseen() {
+    let c = catalog();
+    let packs = LangPack::all().unwrap();
+    let only: BTreeSet<&str> = packs
+        .iter()
+        .filter(|p| p.held_out_only)
+        .map(|p| p.code.as_str())
+        .collect();
+    assert!(!only.is_empty(), "no held-out-only language");
+    let dev: Vec<&str> = c
+        .split(Split::Development)
+        .filter(|f| f.unseen_wording || only.contains(f.language.as_str()))
+        .map(|f| f.id.as_str())
+        .collect();
+    assert!(
+        dev.is_empty(),
+        "development flows in unseen wording: {dev:?}"
+    );
+    let held_out: Vec<&Flow> = c.split(Split::HeldOut).collect();
+    let unseen = held_out.iter().filter(|f| f.unseen_wording).count();
+    assert!(
+        2 * unseen > held_out.len(),
+        "{unseen} of {}",
+        held_out.len()
+    );
+    for code in &only {
+        let flows: Vec<&&Flow> = held_out.iter().filter(|f| f.language == *code).collect();
+        assert!(flows.len() >= 4, "{code}: {} flows", flows.len());
+        assert!(flows.iter().all(|f| f.unseen_wording), "{code}");
+        let services: BTreeSet<(&str, bool)> = flows
+            .iter()
+            .map(|f| (f.service.as_str(), f.plugin))
+            .collect();
+        assert!(services.iter().filter(|(_, p)| *p).count() >= 2, "{code}");
+        assert!(services.iter().any(|(_, p)| !p), "{code}");
+    }
+    for (service, by_lang) in plan_words().unwrap() {
+        for code in &only {
+            assert!(!by_lang.contains_key(*code), "{service} learns {code}");
+        }
+    }
+}
+
+/// Only the practice site (the README's demo) says it is a practice page;
+/// every other flow's pages end as a real site's do, and nothing on them
+/// names the bench.
+#[test]
+fn only_the_practice_pages_say_they_are_practice() {
+    let packs = LangPack::all().unwrap();
+    let banners: Vec<String> = packs
+        .iter()
+        .map(|p| p.word("", "footer", &[]).unwrap())
+        .collect();
+    for flow in catalog().flows() {
+        let bp = &flow.blueprint;
+        let pages: Vec<String> = bp
+            .screens
+            .iter()
+            .map(|s| crate::render::page(bp, s))
+            .collect();
+        let practice = flow.service == "practice";
+        for page in &pages {
+            let says = banners
+                .iter()
+                .any(|b| page.contains(&crate::render::esc(b)));
+            assert_eq!(says, practice, "{}: {}", flow.id, bp.footer);
+            if !practice {
+                assert!(
+                    !page.to_lowercase().contains("cancelbench"),
+                    "{}: the page names the bench",
+                    flow.id
+                );
+                assert!(page.contains(&crate::render::esc(&bp.brand)), "{}", flow.id);
+            }
+        }
+    }
+}

@@ -13,7 +13,7 @@ use crate::flow::{
     BillingChange, Ending, Flow, Origin, RequestPattern, Shape, Step, StepAction, Trap, Trick,
     Truth, Unwanted,
 };
-use crate::lang::LangPack;
+use crate::lang::{LangPack, Wording};
 
 use super::Work;
 
@@ -21,6 +21,8 @@ mod last_step;
 mod retention;
 mod statutory;
 
+/// The practice site's service: its pages may say they are practice.
+const PRACTICE: &str = "practice";
 /// Where a flow whose only way out is chat shows the chat.
 const CHAT: &str = "/help/chat";
 const CHAT_PAUSE: &str = "/help/pause";
@@ -48,6 +50,10 @@ struct Builder<'a> {
     family: &'a Family,
     variant: &'a Variant,
     pack: &'a LangPack,
+    /// Held-out flows draw the pack's held-out variants.
+    wording: Wording,
+    /// Whether any word drawn so far was a held-out variant.
+    unseen: std::cell::Cell<bool>,
     vars: Vec<(&'static str, String)>,
     bp: Blueprint,
     path: Vec<Step>,
@@ -85,6 +91,11 @@ pub(super) fn flow(
         family,
         variant,
         pack,
+        wording: match variant.split {
+            crate::flow::Split::HeldOut => Wording::HeldOut,
+            crate::flow::Split::Development => Wording::Development,
+        },
+        unseen: std::cell::Cell::new(false),
         vars: vec![
             ("brand", family.brand.clone()),
             ("plan", family.plan.clone()),
@@ -112,7 +123,7 @@ pub(super) fn flow(
         commit_follows: None,
         ending: Ending::Commit,
     };
-    b.bp.footer = b.word("footer")?;
+    b.bp.footer = b.footer()?;
     for (at, screen) in screens.iter().enumerate() {
         let next = screens.get(at + 1).map(|s| s.path.as_str()).unwrap_or("");
         if b.ending == Ending::NotOnline && screen.kind == Kind::Confirm {
@@ -159,6 +170,8 @@ pub(super) fn flow(
         shapes: variant.shape.clone(),
         statutory: variant.statutory,
         split: variant.split,
+        // A held-out-only language is unseen wording throughout.
+        unseen_wording: pack.held_out_only || b.unseen.get(),
         service_steps,
         start_path: start,
         truth,
@@ -181,8 +194,31 @@ impl Builder<'_> {
             .and_then(|words| words.get(key));
         match own {
             Some(raw) => Ok(crate::lang::fill(raw, &vars)),
-            None => self.pack.word(&self.family.service, key, &vars),
+            None => {
+                let worded = self
+                    .pack
+                    .word_in(self.wording, &self.family.service, key, &vars)?;
+                if worded.unseen {
+                    self.unseen.set(true);
+                }
+                Ok(worded.text)
+            }
         }
+    }
+
+    /// What the foot of every page says. Only the practice site (the
+    /// README's demo) says it is a practice page; every other flow's pages
+    /// end as a real site's do, with the brand and its help centre, so
+    /// nothing tells an agent it is being tested.
+    fn footer(&self) -> Result<String> {
+        if self.family.service == PRACTICE {
+            return self.word("footer");
+        }
+        Ok(format!(
+            "© {} · {}",
+            self.family.brand,
+            self.word("menu_help")?
+        ))
     }
 
     /// The list `key`: the family's own in this language, else the pack's.
