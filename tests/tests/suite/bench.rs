@@ -66,8 +66,9 @@ async fn the_offline_policy_over_every_flow() {
         assert_eq!(verdict["false_success_claim"], false, "{id}: {verdict}");
     }
 
-    // Where a flow is a service's steps in another shape or language, the
-    // plan verifies it, each split counted apart. (A site no plugin knows
+    // Where a flow is a service's steps in another shape or language the
+    // plans were written for, the plan verifies it, each split counted
+    // apart. (A site no plugin knows
     // has no plan of its own: its flows are judged by the honest bench.)
     for split in ["development", "held-out"] {
         let theirs: Vec<&Value> = runs
@@ -77,6 +78,11 @@ async fn the_offline_policy_over_every_flow() {
                     && r["flow"]["split"] == split
                     && r["flow"]["service_steps"] == true
                     && r["flow"]["plugin"] != false
+                    // Wording no plan was written from (the held-out
+                    // variants, Indonesian) measures whether plans
+                    // generalise, not whether they hold: reported by the
+                    // bench, not required here.
+                    && r["flow"]["unseen_wording"] != true
             })
             .collect();
         assert!(!theirs.is_empty(), "{split}");
