@@ -49,8 +49,8 @@ const ESTIMATED_TOKENS_PER_RUN: u64 = 15_000;
     subterminator bench --model offline --language ja        the Japanese flows\n  \
     subterminator bench --trick confirmshaming --split held-out --model claude-opus-4-6\n  \
     subterminator bench --json > runs.jsonl                  one JSON line per run, as each ends\n  \
-    subterminator bench --shard 2/4 --json > shard-2.jsonl   a quarter of the flows; `bench merge` joins them\n  \
-    subterminator bench --bench-url http://127.0.0.1:8722    against a `bench serve`, as an outside agent\n  \
+    subterminator bench --shard 2/4 --json > shard-2.jsonl   a quarter of the flows\n  \
+    subterminator bench --bench-url http://127.0.0.1:8722    against a `bench serve`\n  \
     subterminator bench --list                               the flows and their tricks\n  \
     subterminator bench serve                                the flows for any agent, on loopback")]
 pub struct BenchArgs {
@@ -154,14 +154,14 @@ pub enum BenchAction {
     /// end), and the scorer's side (truth, verdicts, logs, scorecard) on a
     /// port of its own.
     #[command(after_help = "Examples:\n  \
-        subterminator bench serve                                  agent 127.0.0.1:8722, scorer 127.0.0.1:8723\n  \
-        subterminator bench serve --out runs/                      every finished run kept, with scorecard.json and report.html\n  \
-        subterminator bench serve --addr 127.0.0.1:0 --scorer 127.0.0.1:0 --json   free ports, printed as JSON")]
+        subterminator bench serve                   agent 127.0.0.1:8722, scorer 127.0.0.1:8723\n  \
+        subterminator bench serve --out runs/       every finished run kept, with its scorecard\n  \
+        subterminator bench serve --addr 127.0.0.1:0 --scorer 127.0.0.1:0 --json   free ports")]
     Serve(serve::ServeArgs),
     /// Merge the run records of several shards (or serve folders) into one
     /// scorecard and report.
     #[command(after_help = "Examples:\n  \
-        subterminator bench merge shard-*.jsonl --out merged/      scorecard.json, report.html, records.jsonl\n  \
+        subterminator bench merge shard-*.jsonl --out merged/   the scorecard and report\n  \
         subterminator bench merge a/records.jsonl b/records.jsonl --json")]
     Merge(merge::MergeArgs),
 }

@@ -163,7 +163,15 @@ const FLAGS: &[(&str, &[&str], &[&str])] = &[
     (
         "bench",
         &[
-            "model", "jobs", "language", "trick", "split", "json", "list",
+            "model",
+            "jobs",
+            "language",
+            "trick",
+            "split",
+            "json",
+            "list",
+            "shard",
+            "bench-url",
         ],
         &[
             "base-url",
@@ -177,10 +185,17 @@ const FLAGS: &[(&str, &[&str], &[&str])] = &[
             "html",
             "yes",
             "max-cost",
+            "agent",
+            "cdp-endpoint",
             "verbose",
         ],
     ),
-    ("bench serve", &["addr"], &["json", "verbose"]),
+    (
+        "bench serve",
+        &["addr", "scorer", "out"],
+        &["no-scorer", "scorer-token-file", "json", "verbose"],
+    ),
+    ("bench merge", &["out"], &["json", "verbose"]),
 ];
 
 /// The widest example line: clap wraps help at 100 columns at most, and a
