@@ -28,9 +28,11 @@ pub enum Bench {
     },
 }
 
-/// The bench's answers, in order.
+/// What the run asked: how many questions, and the bench's answers where
+/// it answered here (a served bench keeps its own, for its scorer).
 #[derive(Debug, Default)]
 pub struct Seen {
+    pub questions: usize,
     pub answers: Vec<Said>,
 }
 
@@ -42,14 +44,18 @@ pub async fn serve(mut updates: mpsc::UnboundedReceiver<Envelope>, bench: Bench)
             continue;
         };
         let yes = match &question.ask {
-            Ask::Approval(request) => match ask(&bench, &question_of(request)).await {
-                Some(said) => {
-                    seen.answers.push(said);
-                    said.yes
+            Ask::Approval(request) => {
+                seen.questions += 1;
+                match ask(&bench, &question_of(request)).await {
+                    Answered::Here(said) => {
+                        seen.answers.push(said);
+                        said.yes
+                    }
+                    Answered::Served(yes) => yes,
+                    // The bench could not be asked: no answer is a no.
+                    Answered::Not => false,
                 }
-                // The bench could not be asked: no answer is a no.
-                None => false,
-            },
+            }
             Ask::SignIn { .. } => false,
         };
         question.answer(if yes {
@@ -76,9 +82,17 @@ fn question_of(request: &ApprovalRequest) -> Question {
     }
 }
 
-async fn ask(bench: &Bench, question: &Question) -> Option<Said> {
+/// The bench's answer: judged here (kept for scoring), by a served bench
+/// (which keeps its own), or none.
+enum Answered {
+    Here(Said),
+    Served(bool),
+    Not,
+}
+
+async fn ask(bench: &Bench, question: &Question) -> Answered {
     match bench {
-        Bench::Here { site, flow, pass } => Some(subterminator_bench::person::answer(
+        Bench::Here { site, flow, pass } => Answered::Here(subterminator_bench::person::answer(
             flow,
             *pass,
             question,
@@ -87,26 +101,20 @@ async fn ask(bench: &Bench, question: &Question) -> Option<Said> {
         )),
         Bench::Served { http, ask_url } => {
             let reply = http.post(ask_url).json(question).send().await;
-            let answered = match reply {
-                Ok(r) if r.status().is_success() => {
-                    r.json::<subterminator_bench::serve::Answered>().await.ok()
-                }
+            match reply {
+                Ok(r) if r.status().is_success() => r
+                    .json::<subterminator_bench::serve::Answered>()
+                    .await
+                    .map_or(Answered::Not, |a| Answered::Served(a.yes)),
                 Ok(r) => {
                     tracing::warn!(status = %r.status(), "the bench refused a question");
-                    None
+                    Answered::Not
                 }
                 Err(e) => {
                     tracing::warn!(error = %e, "the bench could not be asked");
-                    None
+                    Answered::Not
                 }
-            }?;
-            Some(Said {
-                at_ms: answered.at_ms,
-                yes: answered.yes,
-                // The served bench keeps its own judgement of the question.
-                about_commit: false,
-                logged: None,
-            })
+            }
         }
     }
 }

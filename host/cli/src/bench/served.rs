@@ -116,7 +116,7 @@ impl Served {
         // The run is ended there whatever happened here: a live run holds
         // two of the server's ports.
         let (claim, questions) = match &driven {
-            Ok((result, seen)) => (runner::claim_of(result), seen.answers.len()),
+            Ok((result, seen)) => (runner::claim_of(result), seen.questions),
             Err(_) => (Claim::None, 0),
         };
         let mut body = serde_json::json!({ "outcome": claim });
