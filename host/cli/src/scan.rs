@@ -70,13 +70,15 @@ pub struct ScanArgs {
     #[arg(long, value_name = "SPEC")]
     pub columns: Option<String>,
 
-    /// The CSV's date format (strftime), e.g. %d/%m/%Y; with --columns the
-    /// default is %Y-%m-%d.
+    /// The CSV's date format (strftime), e.g. %d/%m/%Y. Without it the rows
+    /// decide the order of day and month (a day above 12), or the scan
+    /// stops and asks for this flag.
     #[arg(long, value_name = "FORMAT")]
     pub date_format: Option<String>,
 
     /// The currency of amounts when the statement does not say (a CSV with
-    /// no currency column), e.g. EUR.
+    /// no currency column, whose amounts are written without €, £ or a
+    /// code), e.g. EUR; the scan stops and asks for it rather than guess.
     #[arg(long, value_name = "CODE")]
     pub currency: Option<String>,
 

@@ -19,7 +19,9 @@ use crate::money::{
     Currency, DecimalMark, Direction, Money, guess_mark, parse_amount, parse_marked_amount,
 };
 use crate::statement::{Format, ScanOptions, SkipReason, Skipped, Statement, Transaction};
-use evidence::{DateEvidence, SignCount, settle_date_order};
+use evidence::{
+    CurrencyEvidence, DATE_SAMPLE_ROWS, DateEvidence, SignCount, date_shape, settle_date_order,
+};
 
 /// How far down to look for the header: Bank of America's checking export
 /// has a seven-line balance summary above it; thirty leaves room for others
@@ -34,7 +36,8 @@ const MARK_SAMPLE_ROWS: usize = 200;
 /// comma is the decimal mark, and the odd tab.
 const DELIMITERS: [u8; 3] = [b',', b';', b'\t'];
 
-/// Explicit columns default to ISO dates: the one order nobody misreads.
+/// Explicit columns with no row to read a date from: ISO, the one order
+/// nobody misreads.
 const DEFAULT_DATE_FORMAT: &str = "%Y-%m-%d";
 
 /// A layout with its columns found in this file's header.
@@ -51,6 +54,11 @@ struct Resolved {
     mark: Option<DecimalMark>,
     id: Option<usize>,
     either_date_order: bool,
+    /// Explicit columns without `--date-format`: the dates' shape and
+    /// order are the rows' to say.
+    dates_inferred: bool,
+    /// The currency an amount column's header names (`Amount (EUR)`).
+    header_currency: Option<Currency>,
 }
 
 enum ResolvedAmount {
@@ -91,8 +99,10 @@ pub(crate) fn read(name: &str, text: &str, options: &ScanOptions) -> Result<Stat
 
     // First pass: what the rows decide together.
     let mut samples: Vec<String> = Vec::new();
+    let mut date_samples: Vec<String> = Vec::new();
     let mut order = DateEvidence::default();
     let mut signs = SignCount::default();
+    let mut currencies = CurrencyEvidence::default();
     let mut lines = LineCounter::new(text);
     for record in reader(text, delimiter).records().skip(header_index + 1) {
         let Ok(record) = record else { continue };
@@ -108,7 +118,17 @@ pub(crate) fn read(name: &str, text: &str, options: &ScanOptions) -> Result<Stat
         {
             signs.look_at(cell);
         }
+        if resolved.fallback_currency == Currency::UNKNOWN {
+            for index in amount_cells(&resolved.amount) {
+                if let Some(cell) = record.get(index) {
+                    currencies.look_at(cell);
+                }
+            }
+        }
         if let Some(date) = first_filled(&record, &resolved.date) {
+            if resolved.dates_inferred && date_samples.len() < DATE_SAMPLE_ROWS {
+                date_samples.push(date.to_owned());
+            }
             let line = record
                 .position()
                 .map_or(0, |p| lines.line_of_record(p.byte()));
@@ -119,6 +139,19 @@ pub(crate) fn read(name: &str, text: &str, options: &ScanOptions) -> Result<Stat
         Some(mark) => mark,
         None => guess_mark(samples.iter().map(String::as_str), delimiter == b';'),
     };
+    if resolved.dates_inferred {
+        resolved.date_formats = match date_shape(&date_samples) {
+            Some(shape) => vec![shape],
+            None if date_samples.is_empty() => vec![DEFAULT_DATE_FORMAT.to_owned()],
+            None => {
+                return Err(ScanError::Ambiguous {
+                    name: name.to_owned(),
+                    what: "its dates are in no shape this reader knows".to_owned(),
+                    flag: "--date-format (strftime, e.g. --date-format %d.%m.%Y)".to_owned(),
+                });
+            }
+        };
+    }
     if options.date_format.is_none() {
         let was_month_first = resolved.date_formats.iter().any(|f| f.starts_with("%m"));
         settle_date_order(name, &mut resolved, &order, &mut statement.notes)?;
@@ -129,6 +162,18 @@ pub(crate) fn read(name: &str, text: &str, options: &ScanOptions) -> Result<Stat
         if was_month_first && now_day_first && options.currency.is_none() {
             resolved.fallback_currency = Currency::UNKNOWN;
         }
+    }
+
+    if resolved.fallback_currency == Currency::UNKNOWN
+        && let Some((currency, why)) = resolved
+            .header_currency
+            .map(|c| (c, "the amount column's header names it".to_owned()))
+            .or_else(|| currencies.decided())
+    {
+        resolved.fallback_currency = currency;
+        statement
+            .notes
+            .push(format!("{name}: amounts read as {currency} ({why})"));
     }
 
     if let ResolvedAmount::Signed(index, ChargeSign::FromRows) = resolved.amount {
@@ -203,6 +248,22 @@ fn reader(text: &str, delimiter: u8) -> csv::Reader<&[u8]> {
         .from_reader(text.as_bytes())
 }
 
+/// The one currency code the amount columns' headers name, as in
+/// `Amount (EUR)` or `Betrag in EUR`.
+fn header_currency(cells: &[&str], amount: &ResolvedAmount) -> Option<Currency> {
+    let mut named = amount_cells(amount).into_iter().flat_map(|i| {
+        cells
+            .get(i)
+            .map(|c| c.split(|ch: char| !ch.is_ascii_alphabetic()))
+            .into_iter()
+            .flatten()
+            .filter(|w| w.len() == 3 && w.bytes().all(|b| b.is_ascii_uppercase()))
+            .filter_map(Currency::parse)
+    });
+    let first = named.next()?;
+    named.all(|c| c == first).then_some(first)
+}
+
 fn amount_cells(amount: &ResolvedAmount) -> Vec<usize> {
     match amount {
         ResolvedAmount::Signed(i, _) => vec![*i],
@@ -255,6 +316,7 @@ fn resolve_layout(
             ResolvedAmount::DebitCredit(position(cells, debit)?, position(cells, credit)?)
         }
     };
+    let header_currency = header_currency(cells, &amount);
     let date_formats = match &options.date_format {
         Some(format) => vec![format.clone()],
         None => layout
@@ -285,6 +347,8 @@ fn resolve_layout(
         mark: Some(DecimalMark::Point),
         id: layout.id.and_then(|c| position(cells, c)),
         either_date_order: layout.either_date_order,
+        dates_inferred: false,
+        header_currency,
     })
 }
 
@@ -297,6 +361,7 @@ fn resolve_map(map: &ColumnMap, cells: &[&str], options: &ScanOptions) -> Option
             ResolvedAmount::DebitCredit(position(cells, debit)?, position(cells, credit)?)
         }
     };
+    let header_currency = header_currency(cells, &amount);
     let currency = match &map.currency {
         Some(column) => Some(position(cells, column)?),
         None => None,
@@ -310,6 +375,8 @@ fn resolve_map(map: &ColumnMap, cells: &[&str], options: &ScanOptions) -> Option
                 .clone()
                 .unwrap_or_else(|| DEFAULT_DATE_FORMAT.to_owned()),
         ],
+        dates_inferred: options.date_format.is_none(),
+        header_currency,
         description: vec![position(cells, &map.description)?],
         amount,
         currency,

@@ -123,7 +123,7 @@ pub enum ScanError {
         /// What is undecided, with the choices.
         what: String,
         /// The flag that settles it, with an example.
-        flag: &'static str,
+        flag: String,
     },
 
     /// A `--columns` spec that does not parse.

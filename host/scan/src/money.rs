@@ -252,6 +252,30 @@ pub(crate) fn parse_marked_amount(
     Some((if negative { -minor } else { minor }, direction))
 }
 
+/// The currency an amount cell names beside its number: a code (`EUR 9,90`,
+/// `9.90 GBP`) or a symbol only one currency uses (`€`, `£`, `₹`, `₩`).
+/// `$` and `¥` are several countries' and name none.
+pub(crate) fn currency_in_cell(text: &str) -> Option<Currency> {
+    let text = text.trim();
+    for (symbol, code) in [
+        ('€', *b"EUR"),
+        ('£', *b"GBP"),
+        ('₹', *b"INR"),
+        ('₩', *b"KRW"),
+    ] {
+        if text.contains(symbol) {
+            return Some(Currency(code));
+        }
+    }
+    let is_code = |w: &str| w.len() == 3 && w.bytes().all(|b| b.is_ascii_uppercase());
+    let first = text.split(|c: char| !c.is_alphabetic()).next()?;
+    let last = text.rsplit(|c: char| !c.is_alphabetic()).next()?;
+    [first, last]
+        .into_iter()
+        .find(|w| is_code(w))
+        .and_then(Currency::parse)
+}
+
 /// Drops currency symbols, codes and spaces around a number (`-$15.49`,
 /// `EUR 9,90`, `30.00 CR`). Only at the ends, and only words that are a
 /// currency code (three capitals) or `CR`/`DR`: any other letters make the

@@ -28,11 +28,14 @@ pub struct ScanOptions {
     pub columns: Option<ColumnMap>,
     /// A strftime date format for CSV dates (`%d/%m/%Y`), replacing the
     /// layout's own: American Express UK writes day-first under the same
-    /// header as the US site. Explicit columns default to `%Y-%m-%d`.
+    /// header as the US site. Without it, explicit columns' dates are read
+    /// in the shape and order their rows prove (a day above 12), or the
+    /// read stops and asks for it.
     pub date_format: Option<String>,
     /// The currency of amounts when the statement does not say
     /// (no currency column, no OFX `CURDEF`); otherwise the layout's own
-    /// (USD for the US banks), else ISO 4217's `XXX`.
+    /// (USD for the US banks) or the one the amounts are written with
+    /// (`12,99 €`); with none of these the read stops and asks for it.
     pub currency: Option<Currency>,
     /// The largest statement read, in bytes; `None` for
     /// [`DEFAULT_MAX_BYTES`]. A larger file is refused, not read in part.
@@ -290,6 +293,22 @@ pub fn read_statement_bytes(
         });
     }
     let mut statement = read_text(name, bytes, options)?;
+    // A total in "XXX" is a table nobody can act on, and guessing the
+    // currency would make it confidently wrong: the person says it.
+    if let Some(first) = statement
+        .transactions
+        .iter()
+        .find(|t| t.amount.currency == Currency::UNKNOWN)
+    {
+        return Err(ScanError::Ambiguous {
+            name: name.to_owned(),
+            what: format!(
+                "it does not say the currency of its amounts (line {} is the first)",
+                first.line
+            ),
+            flag: "--currency (e.g. --currency EUR)".to_owned(),
+        });
+    }
     for transaction in &mut statement.transactions {
         if let std::borrow::Cow::Owned(safe) = inert(&transaction.description) {
             transaction.description = safe;

@@ -10,8 +10,8 @@ use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
 use subterminator_scan::{
-    Action, ErrorKind, ScanError, ScanOptions, SkipReason, Statement, find_subscriptions,
-    known_descriptors, read_statement, read_statement_bytes,
+    Action, Currency, ErrorKind, ScanError, ScanOptions, SkipReason, Statement, find_subscriptions,
+    known_descriptors, parse_columns, read_statement, read_statement_bytes,
 };
 
 fn fixture(name: &str) -> PathBuf {
@@ -74,8 +74,17 @@ fn monthly(
 // 1. Day-first dates read month-first.
 #[test]
 fn case1_day_first_dates_are_settled_by_the_rows_or_asked_for() {
-    let statement =
-        read_statement(&fixture("amex_uk_day_first.csv"), &ScanOptions::default()).unwrap();
+    // The US layout's dollars do not come with UK dates: with no currency
+    // given, the read stops and asks for one.
+    let error =
+        read_statement(&fixture("amex_uk_day_first.csv"), &ScanOptions::default()).unwrap_err();
+    assert_eq!(error.kind(), ErrorKind::NeedsFlag);
+    assert!(error.to_string().contains("--currency"), "{error}");
+    let gbp = ScanOptions {
+        currency: Currency::parse("GBP"),
+        ..ScanOptions::default()
+    };
+    let statement = read_statement(&fixture("amex_uk_day_first.csv"), &gbp).unwrap();
     assert!(statement.skipped.is_empty());
     assert_eq!(
         statement.notes,
@@ -95,12 +104,7 @@ fn case1_day_first_dates_are_settled_by_the_rows_or_asked_for() {
             ("AMAZON PRIME*ZX81QQ7W1", "yearly")
         ]
     );
-    // The US layout's dollars do not come with UK dates: no currency, said.
-    assert!(
-        report.notes.iter().any(|n| n.contains("pass --currency")),
-        "{:?}",
-        report.notes
-    );
+    assert_eq!(report.totals[0].currency.code(), "GBP");
 
     // No day above 12 anywhere: either order fits, so ask.
     let undecided = "Date,Description,Card Member,Account #,Amount\n\
@@ -124,6 +128,188 @@ fn case1_day_first_dates_are_settled_by_the_rows_or_asked_for() {
         read("c.csv", &us).unwrap().transactions[0].date.to_string(),
         "2024-01-05"
     );
+}
+
+/// Explicit columns without `--date-format`: the rows give the dates'
+/// shape and order, said in a note, or the read stops naming the flag.
+#[test]
+fn case1_explicit_columns_take_their_date_order_from_the_rows() {
+    let columns = || parse_columns("date=Date,amount=Amount,description=Payee").unwrap();
+    let read_with = |text: &str| {
+        let options = ScanOptions {
+            columns: Some(columns()),
+            currency: Currency::parse("EUR"),
+            ..ScanOptions::default()
+        };
+        read_statement_bytes("bank.csv", text.as_bytes(), &options)
+    };
+    // (rows, first date read or the flag the error names, the note)
+    let cases: &[(&str, Result<&str, &str>, Option<&str>)] = &[
+        (
+            "Date,Payee,Amount\n05.01.2024,Spotify,-9.99\n05.02.2024,Spotify,-9.99\n20.02.2024,Cafe,-3.00\n",
+            Ok("2024-01-05"),
+            Some("bank.csv: dates read day first (line 4 has a day above 12)"),
+        ),
+        (
+            "Date,Payee,Amount\n01/05/2024,Spotify,-9.99\n02/05/2024,Spotify,-9.99\n02/20/2024,Cafe,-3.00\n",
+            Ok("2024-01-05"),
+            Some("bank.csv: dates read month first (line 4 has a day above 12 second)"),
+        ),
+        (
+            "Date,Payee,Amount\n2024-01-05,Spotify,-9.99\n2024-02-05,Spotify,-9.99\n",
+            Ok("2024-01-05"),
+            None,
+        ),
+        (
+            "Date,Payee,Amount\n05 Jan 2024,Spotify,-9.99\n05 Feb 2024,Spotify,-9.99\n",
+            Ok("2024-01-05"),
+            None,
+        ),
+        (
+            "Date,Payee,Amount\n05/01/24,Spotify,-9.99\n05/02/24,Spotify,-9.99\n13/02/24,Cafe,-1.00\n",
+            Ok("2024-01-05"),
+            Some("bank.csv: dates read day first (line 4 has a day above 12)"),
+        ),
+        // No day above 12: either order fits, so ask, in the file's shape.
+        (
+            "Date,Payee,Amount\n05.01.2024,Spotify,-9.99\n05.02.2024,Spotify,-9.99\n",
+            Err("--date-format %d.%m.%Y (day first) or --date-format %m.%d.%Y (month first)"),
+            None,
+        ),
+        // Both orders proved by different rows: no order stands.
+        (
+            "Date,Payee,Amount\n13/01/2024,A,-1.00\n01/13/2024,B,-1.00\n",
+            Err("--date-format %d/%m/%Y"),
+            None,
+        ),
+        (
+            "Date,Payee,Amount\nyesterday,A,-1.00\nlast week,B,-1.00\n",
+            Err("--date-format (strftime"),
+            None,
+        ),
+    ];
+    for (text, want, note) in cases {
+        match (read_with(text), want) {
+            (Ok(s), Ok(date)) => {
+                assert_eq!(s.transactions[0].date.to_string(), *date, "{text}");
+                assert!(s.skipped.is_empty(), "{text}: {:?}", s.skipped);
+                let notes: Vec<&str> = s.notes.iter().map(String::as_str).collect();
+                let dated: Vec<&str> = notes
+                    .iter()
+                    .copied()
+                    .filter(|n| n.contains("dates read"))
+                    .collect();
+                assert_eq!(dated, note.iter().copied().collect::<Vec<_>>(), "{text}");
+            }
+            (Err(e), Err(flag)) => {
+                assert_eq!(e.kind(), ErrorKind::NeedsFlag, "{text}");
+                assert!(e.to_string().contains(flag), "{text}: {e}");
+            }
+            (got, _) => panic!("{text}: {got:?}"),
+        }
+    }
+}
+
+/// The Sparkasse-shaped fixture (two-digit years, day first) reads the
+/// same without `--date-format` as with it: the rows say which.
+#[test]
+fn case1_explicit_columns_read_the_fixture_alike_with_or_without_a_date_format() {
+    let columns = parse_columns(
+        "date=Buchungstag,amount=Betrag,description=Begünstigter/Zahlungspflichtiger,currency=Währung",
+    )
+    .unwrap();
+    let read_with = |date_format: Option<&str>| {
+        let options = ScanOptions {
+            columns: Some(columns.clone()),
+            date_format: date_format.map(str::to_owned),
+            ..ScanOptions::default()
+        };
+        read_statement(&fixture("generic_latin1_semicolons.csv"), &options).unwrap()
+    };
+    let (given, found) = (read_with(Some("%d.%m.%y")), read_with(None));
+    assert_eq!(found.transactions, given.transactions);
+    assert_eq!(found.skipped, given.skipped);
+    assert!(
+        found
+            .notes
+            .iter()
+            .any(|n| n.contains("dates read day first")),
+        "{:?}",
+        found.notes
+    );
+}
+
+/// A statement that never says its currency: the amounts' own symbols or
+/// the amount column's header decide it, said in a note; otherwise the
+/// read stops naming `--currency` (it used to total in "XXX", exit 0).
+#[test]
+fn an_unsaid_currency_is_read_from_the_amounts_or_asked_for() {
+    let read_with = |text: &str| {
+        let options = ScanOptions {
+            columns: Some(parse_columns("date=Date,amount=Amount,description=Payee").unwrap()),
+            ..ScanOptions::default()
+        };
+        read_statement_bytes("bank.csv", text.as_bytes(), &options)
+    };
+    let cases: &[(&str, Result<&str, ()>)] = &[
+        (
+            "Date,Payee,Amount\n2024-01-05,Spotify,-9.99 €\n2024-01-06,Cafe,-3.00 €\n",
+            Ok("9.99 EUR"),
+        ),
+        (
+            "Date,Payee,Amount\n2024-01-05,Spotify,-£9.99\n2024-01-06,Cafe,-3.00\n",
+            Ok("9.99 GBP"),
+        ),
+        (
+            "Date,Payee,Amount\n2024-01-05,Spotify,-9.99 SEK\n",
+            Ok("9.99 SEK"),
+        ),
+        // `$` is several countries' and says none of them.
+        ("Date,Payee,Amount\n2024-01-05,Spotify,-$9.99\n", Err(())),
+        ("Date,Payee,Amount\n2024-01-05,Spotify,-9.99\n", Err(())),
+        // Two currencies and no column to say which row is which.
+        (
+            "Date,Payee,Amount\n2024-01-05,Spotify,-9.99 €\n2024-01-06,Cafe,-£3.00\n",
+            Err(()),
+        ),
+    ];
+    for (text, want) in cases {
+        match (read_with(text), want) {
+            (Ok(s), Ok(amount)) => {
+                assert_eq!(s.transactions[0].amount.to_string(), *amount, "{text}");
+                assert!(
+                    s.notes.iter().any(|n| n.contains("amounts read as")),
+                    "{text}: {:?}",
+                    s.notes
+                );
+            }
+            (Err(e), Err(())) => {
+                assert_eq!(e.kind(), ErrorKind::NeedsFlag, "{text}");
+                assert!(e.to_string().contains("--currency"), "{text}: {e}");
+            }
+            (got, _) => panic!("{text}: {got:?}"),
+        }
+    }
+    // The amount column's header names it.
+    let options = ScanOptions {
+        columns: Some(parse_columns("date=Date,amount=Amount (EUR),description=Payee").unwrap()),
+        ..ScanOptions::default()
+    };
+    let s = read_statement_bytes(
+        "bank.csv",
+        b"Date,Payee,Amount (EUR)\n2024-01-05,Spotify,-9.99\n",
+        &options,
+    )
+    .unwrap();
+    assert_eq!(s.transactions[0].amount.to_string(), "9.99 EUR");
+    assert_eq!(
+        s.notes[0],
+        "bank.csv: amounts read as EUR (the amount column's header names it)"
+    );
+    // OFX without CURDEF: the same question.
+    let ofx = "OFXHEADER:100\nDATA:OFXSGML\nVERSION:102\n\n<OFX><BANKMSGSRSV1><STMTTRNRS><STMTRS>\n<BANKTRANLIST>\n<STMTTRN><TRNTYPE>DEBIT<DTPOSTED>20240105<TRNAMT>-9.99<FITID>1<NAME>SPOTIFY\n</STMTTRN></BANKTRANLIST></STMTRS></STMTTRNRS></BANKMSGSRSV1></OFX>\n";
+    let error = read("bank.ofx", ofx).unwrap_err();
+    assert!(error.to_string().contains("--currency"), "{error}");
 }
 
 // 2. Truncated files read in part.
