@@ -7,9 +7,9 @@
 //! `cargo bench -p subterminator-scan`
 //!
 //! `SCAN_BENCH_LINES=1000000 cargo bench -p subterminator-scan` writes and
-//! scans a statement of that many lines once instead, for a memory figure
-//! (`/usr/bin/time -v` on the bench binary): the CSV is read streaming,
-//! two passes over the text, and no row is held but as a transaction.
+//! scans a statement of that many lines once instead. Either way the bench
+//! then runs itself on the file to read and scan it alone, and reports
+//! that process's peak resident memory.
 
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
@@ -131,7 +131,43 @@ fn statement(lines: usize) -> String {
     csv
 }
 
+/// Set to a statement's path: read and scan it once, print this process's
+/// peak resident memory and stop. The bench runs itself so, for a figure
+/// that holds the scan alone and not the generator's strings.
+const ONLY: &str = "SCAN_BENCH_ONLY";
+
+/// This process's peak resident set, from `/proc/self/status` (Linux).
+fn peak_rss_kib() -> Option<u64> {
+    let status = std::fs::read_to_string("/proc/self/status").ok()?;
+    let line = status.lines().find(|l| l.starts_with("VmHWM:"))?;
+    line.split_whitespace().nth(1)?.parse().ok()
+}
+
+fn scan_only(path: &str) {
+    let options = ScanOptions {
+        max_bytes: Some(u64::MAX),
+        ..ScanOptions::default()
+    };
+    let statement = read_statement(std::path::Path::new(path), &options).unwrap();
+    let report = find_subscriptions(std::slice::from_ref(&statement), &known_descriptors(), None);
+    assert!(!report.subscriptions.is_empty());
+    println!("{}", peak_rss_kib().unwrap_or(0));
+}
+
+/// Peak resident memory of a process that only reads and scans `path`.
+fn peak_of_scan_alone(path: &std::path::Path) -> Option<u64> {
+    let output = std::process::Command::new(std::env::current_exe().ok()?)
+        .env(ONLY, path)
+        .output()
+        .ok()?;
+    String::from_utf8(output.stdout).ok()?.trim().parse().ok()
+}
+
 fn main() {
+    if let Ok(path) = std::env::var(ONLY) {
+        scan_only(&path);
+        return;
+    }
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("chase-50000.csv");
     let wanted: usize = std::env::var("SCAN_BENCH_LINES")
@@ -184,14 +220,25 @@ fn main() {
         read.as_millis(),
         median.saturating_sub(read).as_millis()
     );
+    if let Some(kib) = peak_of_scan_alone(&path) {
+        println!(
+            "  peak resident memory of a process that only reads and scans it: {:.1} MiB ({:.1}x the file)",
+            kib as f64 / 1024.0,
+            (kib * 1024) as f64 / text_len as f64
+        );
+    }
     println!(
         "  subscriptions found: {found} (planted: {})",
         PLANTED_ELSEWHERE + 4
     );
-    println!(
-        "  target {} ms: {}",
-        TARGET.as_millis(),
-        if median < TARGET { "met" } else { "MISSED" }
-    );
+    // The target is the 50,000-line statement's; a bigger one is run for
+    // its memory figure.
+    if wanted == LINES {
+        println!(
+            "  target {} ms: {}",
+            TARGET.as_millis(),
+            if median < TARGET { "met" } else { "MISSED" }
+        );
+    }
     assert_eq!(lines, wanted, "the statement has {wanted} lines");
 }

@@ -2,9 +2,9 @@
 //! block above it), pick the layout it belongs to, or the caller's explicit
 //! columns, and turn each row into a transaction with money out positive.
 //!
-//! Rows are read twice, streaming, and never held: once for what the file
-//! as a whole decides (the decimal mark, the order of day and month), once
-//! to turn each into a transaction.
+//! Rows are read twice, streaming from the [`Source`], and never held: once
+//! for what the file as a whole decides (the decimal mark, the order of day
+//! and month, the currency), once to turn each into a transaction.
 
 use chrono::NaiveDate;
 
@@ -14,10 +14,10 @@ use crate::columns::{AmountColumns, ChargeSign, ColumnMap};
 use crate::csv_layouts::{self, Amount, Layout, same_header};
 use crate::dates::parse_date;
 use crate::error::{HeaderSeen, ScanError};
-use crate::lines::LineCounter;
 use crate::money::{
     Currency, DecimalMark, Direction, Money, guess_mark, parse_amount, parse_marked_amount,
 };
+use crate::source::Source;
 use crate::statement::{Format, ScanOptions, SkipReason, Skipped, Statement, Transaction};
 use evidence::{
     CurrencyEvidence, DATE_SAMPLE_ROWS, DateEvidence, SignCount, date_shape, settle_date_order,
@@ -74,11 +74,26 @@ struct Found {
     resolved: Resolved,
 }
 
-pub(crate) fn read(name: &str, text: &str, options: &ScanOptions) -> Result<Statement, ScanError> {
-    let found = DELIMITERS
-        .iter()
-        .find_map(|&delimiter| find_header(text, delimiter, options))
-        .ok_or_else(|| not_understood(name, text, options))?;
+/// Bytes of the text an error about its first line looks at.
+const FIRST_LINE_BYTES: usize = 64 * 1024;
+
+pub(crate) fn read(
+    name: &str,
+    source: &Source<'_>,
+    options: &ScanOptions,
+) -> Result<Statement, ScanError> {
+    let unreadable = |error| source.unreadable(name, error);
+    let mut found = None;
+    for &delimiter in &DELIMITERS {
+        found = find_header(source, delimiter, options).map_err(unreadable)?;
+        if found.is_some() {
+            break;
+        }
+    }
+    let Some(found) = found else {
+        let head = source.head(FIRST_LINE_BYTES).map_err(unreadable)?;
+        return Err(not_understood(name, &head, options));
+    };
     let Found {
         delimiter,
         header_index,
@@ -103,9 +118,16 @@ pub(crate) fn read(name: &str, text: &str, options: &ScanOptions) -> Result<Stat
     let mut order = DateEvidence::default();
     let mut signs = SignCount::default();
     let mut currencies = CurrencyEvidence::default();
-    let mut lines = LineCounter::new(text);
-    for record in reader(text, delimiter).records().skip(header_index + 1) {
-        let Ok(record) = record else { continue };
+    for record in reader(source, delimiter)
+        .map_err(unreadable)?
+        .into_records()
+        .skip(header_index + 1)
+    {
+        let record = match record {
+            Ok(record) => record,
+            Err(error) if error.is_io_error() => return Err(unreadable(io_error(error))),
+            Err(_) => continue,
+        };
         if resolved.mark.is_none() && samples.len() < MARK_SAMPLE_ROWS {
             samples.extend(
                 amount_cells(&resolved.amount)
@@ -129,10 +151,7 @@ pub(crate) fn read(name: &str, text: &str, options: &ScanOptions) -> Result<Stat
             if resolved.dates_inferred && date_samples.len() < DATE_SAMPLE_ROWS {
                 date_samples.push(date.to_owned());
             }
-            let line = record
-                .position()
-                .map_or(0, |p| lines.line_of_record(p.byte()));
-            order.look_at(date, line);
+            order.look_at(date, line_of(record.position()));
         }
     }
     let mark = match resolved.mark {
@@ -191,28 +210,22 @@ pub(crate) fn read(name: &str, text: &str, options: &ScanOptions) -> Result<Stat
         ));
     }
 
-    // Second pass: each row, straight into a transaction. Line numbers
-    // come from byte offsets: the csv crate's own line count is off by one
-    // in CRLF files (see `LineCounter::line_of_record`).
-    let mut lines = LineCounter::new(text);
-    for record in reader(text, delimiter).records().skip(header_index + 1) {
+    // Second pass: each row, straight into a transaction.
+    for record in reader(source, delimiter)
+        .map_err(unreadable)?
+        .into_records()
+        .skip(header_index + 1)
+    {
         statement.lines_read += 1;
         let (line, outcome) = match record {
             Ok(record) => {
                 if record.iter().all(|cell| cell.trim().is_empty()) {
                     continue;
                 }
-                let line = record
-                    .position()
-                    .map_or(0, |p| lines.line_of_record(p.byte()));
-                (line, row(&record, &resolved, mark))
+                (line_of(record.position()), row(&record, &resolved, mark))
             }
-            Err(error) => {
-                let line = error
-                    .position()
-                    .map_or(0, |p| lines.line_of_record(p.byte()));
-                (line, Err(SkipReason::BadRecord))
-            }
+            Err(error) if error.is_io_error() => return Err(unreadable(io_error(error))),
+            Err(error) => (line_of(error.position()), Err(SkipReason::BadRecord)),
         };
         match outcome {
             Ok(Some(read)) => statement.transactions.push(Transaction {
@@ -240,12 +253,35 @@ fn first_filled<'r>(record: &'r csv::StringRecord, columns: &[usize]) -> Option<
         .find(|text| !text.is_empty())
 }
 
-fn reader(text: &str, delimiter: u8) -> csv::Reader<&[u8]> {
+/// The csv crate's reader over one pass of the text.
+fn reader<'s>(
+    source: &Source<'s>,
+    delimiter: u8,
+) -> std::io::Result<csv::Reader<Box<dyn std::io::Read + 's>>> {
+    Ok(reader_of(source.open()?, delimiter))
+}
+
+fn reader_of<R: std::io::Read>(input: R, delimiter: u8) -> csv::Reader<R> {
     csv::ReaderBuilder::new()
         .has_headers(false)
         .flexible(true)
         .delimiter(delimiter)
-        .from_reader(text.as_bytes())
+        .buffer_capacity(64 * 1024)
+        .from_reader(input)
+}
+
+/// The one-based line a record starts on. The source writes every line
+/// ending as `\n`, so the csv crate's own count is right.
+fn line_of(position: Option<&csv::Position>) -> usize {
+    position.map_or(0, |p| usize::try_from(p.line()).unwrap_or(usize::MAX))
+}
+
+/// The I/O error inside a csv error, for [`Source::unreadable`].
+fn io_error(error: csv::Error) -> std::io::Error {
+    match error.into_kind() {
+        csv::ErrorKind::Io(error) => error,
+        other => std::io::Error::other(format!("{other:?}")),
+    }
 }
 
 /// The one currency code the amount columns' headers name, as in
@@ -272,13 +308,21 @@ fn amount_cells(amount: &ResolvedAmount) -> Vec<usize> {
 }
 
 /// Looks for a header line in the first records read with `delimiter`.
-fn find_header(text: &str, delimiter: u8, options: &ScanOptions) -> Option<Found> {
-    for (index, record) in reader(text, delimiter)
-        .records()
+fn find_header(
+    source: &Source<'_>,
+    delimiter: u8,
+    options: &ScanOptions,
+) -> std::io::Result<Option<Found>> {
+    for (index, record) in reader(source, delimiter)?
+        .into_records()
         .take(HEADER_SEARCH_RECORDS)
         .enumerate()
     {
-        let Ok(record) = record else { continue };
+        let record = match record {
+            Ok(record) => record,
+            Err(error) if error.is_io_error() => return Err(io_error(error)),
+            Err(_) => continue,
+        };
         let cells: Vec<&str> = record.iter().collect();
         if cells.len() < 2 {
             continue;
@@ -288,14 +332,14 @@ fn find_header(text: &str, delimiter: u8, options: &ScanOptions) -> Option<Found
             None => csv_layouts::recognise(&cells).and_then(|l| resolve_layout(l, &cells, options)),
         };
         if let Some(resolved) = resolved {
-            return Some(Found {
+            return Ok(Some(Found {
                 delimiter,
                 header_index: index,
                 resolved,
-            });
+            }));
         }
     }
-    None
+    Ok(None)
 }
 
 fn position(cells: &[&str], name: &str) -> Option<usize> {
@@ -399,7 +443,7 @@ fn not_understood(name: &str, text: &str, options: &ScanOptions) -> ScanError {
         .copied()
         .max_by_key(|d| first_line.bytes().filter(|b| b == d).count())
         .unwrap_or(b',');
-    let cells: Vec<String> = reader(first_line, delimiter)
+    let cells: Vec<String> = reader_of(first_line.as_bytes(), delimiter)
         .records()
         .next()
         .and_then(Result::ok)
@@ -566,7 +610,12 @@ mod tests {
     use crate::columns::parse_columns;
 
     fn read_text(text: &str, options: &ScanOptions) -> Result<Statement, ScanError> {
-        read("test.csv", text, options)
+        let bytes = text.as_bytes();
+        read(
+            "test.csv",
+            &Source::bytes(bytes, crate::encoding::detect(bytes)),
+            options,
+        )
     }
 
     #[test]
@@ -590,6 +639,26 @@ mod tests {
                 reason: SkipReason::BadDate
             }]
         );
+    }
+
+    /// Line numbers are the ones an editor shows, whatever the line
+    /// endings, with a quoted cell spanning two lines.
+    #[test]
+    fn lines_are_counted_alike_for_every_line_ending() {
+        for ending in ["\n", "\r\n", "\r"] {
+            let text = [
+                "Transaction Date,Post Date,Description,Category,Type,Amount,Memo",
+                "01/03/2024,01/04/2024,\"NETFLIX.COM",
+                "LOS GATOS\",Entertainment,Sale,-15.49,",
+                "bad,01/06/2024,X,,Sale,-1.00,",
+                "01/05/2024,01/06/2024,SPOTIFY,,Sale,-9.99,",
+            ]
+            .join(ending);
+            let s = read_text(&text, &ScanOptions::default()).unwrap();
+            let lines: Vec<usize> = s.transactions.iter().map(|t| t.line).collect();
+            assert_eq!(lines, [2, 5], "{ending:?}");
+            assert_eq!(s.skipped[0].line, 4, "{ending:?}");
+        }
     }
 
     #[test]

@@ -53,6 +53,7 @@ mod recurring;
 mod report;
 mod services;
 mod shops;
+mod source;
 mod statement;
 mod xml_text;
 

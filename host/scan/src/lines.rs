@@ -32,16 +32,6 @@ impl<'t> LineCounter<'t> {
         }
         self.line
     }
-
-    /// The line of a CSV record that the csv crate places at `offset`.
-    /// With CRLF endings it places every record after the first on the
-    /// `\n` that ends the line before (rust-csv issue #395, whose line
-    /// count is off by one the same way), so the byte at `offset` is
-    /// counted too: a `\n` there moves to the record's own line, and any
-    /// other byte is on it already.
-    pub(crate) fn line_of_record(&mut self, offset: u64) -> usize {
-        self.line_at(offset.saturating_add(1))
-    }
 }
 
 #[cfg(test)]
@@ -55,24 +45,5 @@ mod tests {
         assert_eq!(lines.line_at(2usize), 2);
         assert_eq!(lines.line_at(1usize), 2);
         assert_eq!(lines.line_at(100usize), 3);
-    }
-
-    #[test]
-    fn csv_records_land_on_their_own_line() {
-        for text in ["h,x\na,1\nb,2\n", "h,x\r\na,1\r\nb,2\r\n"] {
-            let mut reader = csv::ReaderBuilder::new()
-                .has_headers(false)
-                .from_reader(text.as_bytes());
-            let mut lines = LineCounter::new(text);
-            let found: Vec<usize> = reader
-                .records()
-                .map(|r| {
-                    r.map_or(0, |r| {
-                        r.position().map_or(0, |p| lines.line_of_record(p.byte()))
-                    })
-                })
-                .collect();
-            assert_eq!(found, vec![1, 2, 3], "{text:?}");
-        }
     }
 }

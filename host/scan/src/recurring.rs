@@ -157,7 +157,6 @@ fn far_ahead_cutoff(statements: &[Statement]) -> Option<NaiveDate> {
 }
 
 pub(crate) fn detect(statements: &[Statement]) -> Detected<'_> {
-    let mut merchants: Vec<String> = Vec::new();
     let mut merchant_of_raw: HashMap<&str, MerchantId> = HashMap::new();
     let mut merchant_of_name: HashMap<String, MerchantId> = HashMap::new();
     let mut earlier: HashMap<DedupeKey, usize> = HashMap::new();
@@ -167,7 +166,13 @@ pub(crate) fn detect(statements: &[Statement]) -> Detected<'_> {
     let cutoff = far_ahead_cutoff(statements);
     let mut far_ahead = Vec::new();
 
-    for statement in statements {
+    let last = statements.len().saturating_sub(1);
+    for (index, statement) in statements.iter().enumerate() {
+        // Copies are counted only where two exports could overlap: a key
+        // is remembered for a later statement, or looked up in an earlier
+        // one. A single statement (the common case, and the big one) keeps
+        // no key at all.
+        let feeds_later = index < last;
         let mut here: HashMap<DedupeKey, usize> = HashMap::new();
         for transaction in &statement.transactions {
             if cutoff.is_some_and(|c| transaction.date > c) {
@@ -178,10 +183,8 @@ pub(crate) fn detect(statements: &[Statement]) -> Detected<'_> {
             let raw = transaction.description.as_str();
             let merchant = *merchant_of_raw.entry(raw).or_insert_with(|| {
                 let name = normalise(raw);
-                *merchant_of_name.entry(name).or_insert_with_key(|name| {
-                    merchants.push(name.clone());
-                    merchants.len() - 1
-                })
+                let next = merchant_of_name.len();
+                *merchant_of_name.entry(name).or_insert(next)
             });
             let currency = transaction.amount.currency;
             let key = (
@@ -191,10 +194,15 @@ pub(crate) fn detect(statements: &[Statement]) -> Detected<'_> {
                 merchant,
                 transaction.id.as_deref(),
             );
-            let seen_here = here.entry(key).or_insert(0);
-            let occurrence = *seen_here;
-            *seen_here += 1;
-            if occurrence < earlier.get(&key).copied().unwrap_or(0) {
+            let before = earlier.get(&key).copied().unwrap_or(0);
+            let occurrence = if feeds_later || before > 0 {
+                let seen_here = here.entry(key).or_insert(0);
+                *seen_here += 1;
+                *seen_here - 1
+            } else {
+                0
+            };
+            if occurrence < before {
                 duplicates += 1;
                 continue;
             }
@@ -209,9 +217,18 @@ pub(crate) fn detect(statements: &[Statement]) -> Detected<'_> {
                     });
             }
         }
-        for (key, count) in here {
-            let most = earlier.entry(key).or_insert(0);
-            *most = (*most).max(count);
+        if feeds_later {
+            for (key, count) in here {
+                let most = earlier.entry(key).or_insert(0);
+                *most = (*most).max(count);
+            }
+        }
+    }
+    // Each name held once, in the order the ids were given.
+    let mut merchants = vec![String::new(); merchant_of_name.len()];
+    for (name, id) in merchant_of_name {
+        if let Some(slot) = merchants.get_mut(id) {
+            *slot = name;
         }
     }
 

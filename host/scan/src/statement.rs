@@ -3,7 +3,7 @@
 //! lines that could not be read, by number only.
 
 use std::fmt;
-use std::io::Read;
+use std::io::{Read, Seek, SeekFrom};
 use std::path::Path;
 
 use chrono::NaiveDate;
@@ -13,6 +13,7 @@ use crate::columns::ColumnMap;
 use crate::error::{HeaderSeen, ScanError};
 use crate::inert::inert;
 use crate::money::{Currency, Money};
+use crate::source::Source;
 use crate::{camt, csv_statement, encoding, ofx};
 
 /// The default `--max-bytes`: 64 MiB. Ten years of a busy card's CSV are
@@ -242,16 +243,45 @@ pub fn read_statement(path: &Path, options: &ScanOptions) -> Result<Statement, S
         }
     };
     refuse(std::fs::metadata(path).map_err(unreadable)?.file_type())?;
-    let file = std::fs::File::open(path).map_err(unreadable)?;
-    refuse(file.metadata().map_err(unreadable)?.file_type())?;
+    let mut file = std::fs::File::open(path).map_err(unreadable)?;
+    let metadata = file.metadata().map_err(unreadable)?;
+    refuse(metadata.file_type())?;
+    options.validate()?;
     let limit = options.max_bytes();
-    let mut bytes = Vec::new();
-    // One byte past the limit tells "exactly the limit" from "more".
-    file.take(limit.saturating_add(1))
-        .read_to_end(&mut bytes)
+    if metadata.len() > limit {
+        return Err(ScanError::TooLarge {
+            name: inert(&name).into_owned(),
+            limit,
+        });
+    }
+    let mut head = Vec::with_capacity(HEAD_BYTES);
+    (&file)
+        .take(HEAD_BYTES as u64)
+        .read_to_end(&mut head)
         .map_err(unreadable)?;
-    read_statement_bytes(&name, &bytes, options)
+    if document_kind(&head).is_some() || !matches!(sniff(&encoding::decode(&head)), Sniffed::Csv) {
+        // Markup is read whole, within the limit: its readers need the
+        // text, and no bank writes years of OFX or CAMT into one file.
+        let mut bytes = Vec::new();
+        file.seek(SeekFrom::Start(0)).map_err(unreadable)?;
+        // One byte past the limit tells "exactly the limit" from "more".
+        file.take(limit.saturating_add(1))
+            .read_to_end(&mut bytes)
+            .map_err(unreadable)?;
+        return read_statement_bytes(&name, &bytes, options);
+    }
+    // A CSV is read as a stream, twice, and never held: memory grows with
+    // the transactions kept, not with the file.
+    file.seek(SeekFrom::Start(0)).map_err(unreadable)?;
+    let detected = encoding::detect_stream(&head, (&file).take(limit)).map_err(unreadable)?;
+    let name = inert(&name);
+    let source = Source::file(&file, path, detected, limit);
+    finish(&name, csv_statement::read(&name, &source, options)?)
 }
+
+/// Bytes read first from a file, to tell its format: as much as [`sniff`]
+/// looks at, and room for a UTF-16 file's wider characters.
+const HEAD_BYTES: usize = 8192;
 
 fn not_a_file(kind: &std::fs::FileType) -> &'static str {
     #[cfg(unix)]
@@ -292,7 +322,12 @@ pub fn read_statement_bytes(
             limit,
         });
     }
-    let mut statement = read_text(name, bytes, options)?;
+    finish(name, read_text(name, bytes, options)?)
+}
+
+/// What every statement goes through once read: a currency it never says
+/// is asked for, and every descriptor is made inert.
+fn finish(name: &str, mut statement: Statement) -> Result<Statement, ScanError> {
     // A total in "XXX" is a table nobody can act on, and guessing the
     // currency would make it confidently wrong: the person says it.
     if let Some(first) = statement
@@ -324,6 +359,11 @@ fn read_text(name: &str, bytes: &[u8], options: &ScanOptions) -> Result<Statemen
             header: HeaderSeen::Document(document),
         });
     }
+    let head = encoding::decode(bytes.get(..HEAD_BYTES).unwrap_or(bytes));
+    if matches!(sniff(&head), Sniffed::Csv) {
+        let source = Source::bytes(bytes, encoding::detect(bytes));
+        return csv_statement::read(name, &source, options);
+    }
     let text = encoding::decode(bytes);
     let quicken = name.to_ascii_lowercase().ends_with(".qfx") || text.contains("<INTU.BID>");
     match sniff(&text) {
@@ -334,7 +374,10 @@ fn read_text(name: &str, bytes: &[u8], options: &ScanOptions) -> Result<Statemen
             name: name.to_owned(),
             header: HeaderSeen::Nothing,
         }),
-        Sniffed::Csv => csv_statement::read(name, &text, options),
+        Sniffed::Csv => {
+            let source = Source::bytes(bytes, encoding::detect(bytes));
+            csv_statement::read(name, &source, options)
+        }
     }
 }
 

@@ -138,6 +138,28 @@ fn every_fixture_gives_its_expected_result() {
     assert!(failures.is_empty(), "\n{}", failures.join("\n\n"));
 }
 
+/// A statement read from its file (a CSV streamed, twice) and from memory
+/// gives the same rows, skips and notes.
+#[test]
+fn a_file_streamed_reads_as_the_same_bytes_in_memory() {
+    for path in expectations() {
+        let (expected, from_files) = common::read(&path);
+        let options = common::options(&expected);
+        for (file, streamed) in expected.files.iter().zip(&from_files) {
+            let bytes = std::fs::read(fixtures().join(file)).unwrap();
+            let in_memory = subterminator_scan::read_statement_bytes(file, &bytes, &options)
+                .unwrap_or_else(|e| panic!("{file}: {e}"));
+            assert!(
+                in_memory.transactions == streamed.transactions
+                    && in_memory.skipped == streamed.skipped
+                    && in_memory.notes == streamed.notes
+                    && in_memory.lines_read == streamed.lines_read,
+                "{file}: {in_memory:?} != {streamed:?}"
+            );
+        }
+    }
+}
+
 /// Every statement in `fixtures/` has an expectation that reads it.
 #[test]
 fn every_statement_has_an_expectation() {
