@@ -14,6 +14,7 @@ pub mod login;
 pub mod manpage;
 pub mod mcp;
 pub mod memory;
+mod open;
 pub mod plugin;
 pub mod run;
 pub mod runs;

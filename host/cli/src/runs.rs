@@ -1,7 +1,5 @@
 //! `subterminator runs`: past runs, their records and receipts.
 
-use std::io::IsTerminal;
-
 use anstream::{eprintln, println};
 use chrono::Local;
 use clap::Subcommand;
@@ -273,23 +271,10 @@ fn open(run: &RunSummary, json: bool) -> Result<u8> {
         println!("{}", serde_json::json!({ "receipt": receipt }));
         return Ok(EXIT_SUCCESS);
     }
-    // In a pipe, or with no screen, the path is what is useful.
-    if std::io::stdout().is_terminal() && subterminator_core::session::has_display() {
-        let opener = if cfg!(target_os = "macos") {
-            "open"
-        } else {
-            "xdg-open"
-        };
-        match std::process::Command::new(opener).arg(receipt).spawn() {
-            Ok(_) => println!("Opened {}", receipt.display()),
-            Err(e) => println!(
-                "{} (cannot start {opener}: {e}; open it in a browser)",
-                receipt.display()
-            ),
-        }
-    } else {
-        println!("{}", receipt.display());
-    }
+    println!(
+        "{}",
+        crate::open::said(receipt, &crate::open::in_browser(receipt))
+    );
     Ok(EXIT_SUCCESS)
 }
 

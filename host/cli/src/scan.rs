@@ -159,6 +159,14 @@ pub async fn run(args: ScanArgs, dirs: &Dirs, json: bool, verbose: bool) -> Resu
             .map_err(|source| Error::io("writing the HTML report", path, source))?;
         // A path the person gave, never a transaction.
         tracing::info!("wrote the HTML report to {}", path.display());
+        if !json {
+            let shown = crate::open::in_browser(path);
+            let said = crate::open::said(path, &shown);
+            match shown {
+                crate::open::Shown::Opened => println!("\n{said}"),
+                _ => println!("\nThe report as a page: {said}"),
+            }
+        }
     }
     match plan {
         Some(plan) => plan.offer(&report, &registry, dirs).await,

@@ -42,11 +42,13 @@ fn month_of(date: NaiveDate) -> (i32, u32) {
     (date.year(), date.month())
 }
 
-/// The months from the first charge to the last, in order.
-fn months(report: &Report) -> Vec<(i32, u32)> {
+/// The months from the first charge in `currency` to the last, in order:
+/// a pound account's chart does not start with a dollar card's first year.
+fn months(report: &Report, currency: Currency) -> Vec<(i32, u32)> {
     let dates = report
         .subscriptions
         .iter()
+        .filter(|s| s.amount.currency == currency)
         .flat_map(|s| s.charged.iter().map(|(d, _)| *d));
     let (Some(first), Some(last)) = (dates.clone().min(), dates.max()) else {
         return Vec::new();
@@ -66,7 +68,8 @@ fn months(report: &Report) -> Vec<(i32, u32)> {
 
 /// One stacked-bar chart per currency: each month's charges, per
 /// subscription.
-fn chart(report: &Report, currency: Currency, months: &[(i32, u32)]) -> String {
+fn chart(report: &Report, currency: Currency) -> String {
+    let months = &months(report, currency);
     let mut per_month: Vec<Vec<(usize, i64)>> = vec![Vec::new(); months.len()];
     for (index, s) in report.subscriptions.iter().enumerate() {
         if s.amount.currency != currency {
@@ -91,7 +94,7 @@ fn chart(report: &Report, currency: Currency, months: &[(i32, u32)]) -> String {
     let count = i64::try_from(months.len()).unwrap_or(1).max(1);
     let slot = (WIDTH - MARGIN) / count;
     let mut svg = format!(
-        "<svg viewBox=\"0 0 {WIDTH} {}\" role=\"img\" aria-label=\"Monthly spend per subscription in {currency}\">",
+        "<svg data-chart=\"monthly-spend\" data-currency=\"{currency}\" viewBox=\"0 0 {WIDTH} {}\" role=\"img\" aria-label=\"Monthly spend per subscription in {currency}\">",
         HEIGHT + 30
     );
     let _ = write!(
@@ -141,11 +144,13 @@ fn chart(report: &Report, currency: Currency, months: &[(i32, u32)]) -> String {
             .service_name
             .clone()
             .unwrap_or_else(|| s.descriptor.clone());
+        // With its price: one merchant can bill two subscriptions.
         let _ = write!(
             svg,
-            "<span style=\"background:{};padding:0 0.6em;margin-right:0.3em\"></span>{} &nbsp; ",
+            "<span style=\"background:{};padding:0 0.6em;margin-right:0.3em\"></span>{} ({}) &nbsp; ",
             COLOURS[index % COLOURS.len()],
-            escape(&label)
+            escape(&label),
+            escape(&s.amount.to_string())
         );
     }
     svg.push_str("</p>");
@@ -164,17 +169,16 @@ pub fn html_report(report: &Report) -> String {
     for note in &report.notes {
         let _ = writeln!(page, "<p class=\"note\">Note: {}.</p>", escape(note));
     }
-    let months = months(report);
     let currencies: Vec<Currency> = report.totals.iter().map(|t| t.currency).collect();
     for currency in &currencies {
         let _ = writeln!(
             page,
             "<h2>Monthly spend per subscription, {}</h2>\n{}",
             escape(currency.code()),
-            chart(report, *currency, &months)
+            chart(report, *currency)
         );
     }
-    page.push_str("<h2>The subscriptions</h2>\n<table>\n");
+    page.push_str("<h2>The subscriptions</h2>\n<table class=\"subscriptions\">\n");
     for (i, row) in table_rows(report).iter().enumerate() {
         let cell = if i == 0 { "th" } else { "td" };
         page.push_str("<tr>");
@@ -187,7 +191,7 @@ pub fn html_report(report: &Report) -> String {
     for total in &report.totals {
         let _ = writeln!(
             page,
-            "<p><strong>{} a year</strong> ({} a month) in {}, {} subscriptions.</p>",
+            "<p class=\"total\"><strong>{} a year</strong> ({} a month) in {}, {} subscriptions.</p>",
             escape(&total.per_year.to_string()),
             escape(&total.per_month.to_string()),
             escape(total.currency.code()),

@@ -1092,3 +1092,112 @@ fn amounts_are_found_as_statements_write_them() {
         assert_eq!(shows_amount(text, amount), want, "{amount} in {text}");
     }
 }
+
+/// `scan --html` (issue 42), rendered by Chromium as a person's browser
+/// would: a chart of monthly spend per currency, a row per subscription,
+/// the yearly total. A descriptor written as markup stays text, and the
+/// page's own policy lets no script run. On a terminal with a display the
+/// page is handed to the desktop's opener; in a pipe only its path is said.
+#[tokio::test(flavor = "multi_thread")]
+async fn the_html_report_renders_in_chromium_and_opens_on_a_screen() {
+    let home = tempfile::tempdir().unwrap();
+    let mut csv =
+        String::from("Transaction Date,Post Date,Description,Category,Type,Amount,Memo\n");
+    for month in 1..=6 {
+        for (day, descriptor, amount) in [
+            (3, "NETFLIX.COM", "15.49"),
+            (9, "<img src=x onerror=document.title='owned'>", "7.00"),
+            (15, "Spotify USA", "11.99"),
+        ] {
+            let date = format!("{month:02}/{day:02}/2024");
+            csv.push_str(&format!(
+                "{date},{date},\"{descriptor}\",Entertainment,Sale,-{amount},\n"
+            ));
+        }
+    }
+    let statement = home.path().join("chase.csv");
+    std::fs::write(&statement, csv).unwrap();
+    let page = home.path().join("report.html");
+    let out = scan(
+        home.path(),
+        &[
+            statement.to_str().unwrap(),
+            "--html",
+            page.to_str().unwrap(),
+        ],
+        "",
+    )
+    .await;
+    let said = e2e::text(&out);
+    assert_eq!(out.status.code(), Some(0), "{said}");
+    assert!(
+        stdout(&out).contains(&format!("The report as a page: {}", page.display())),
+        "{said}"
+    );
+
+    let chromium = subterminator_core::browser::launch::detect_executable(None).unwrap();
+    let dom = tokio::process::Command::new(chromium)
+        .args(["--headless", "--no-sandbox", "--disable-gpu", "--dump-dom"])
+        .arg(format!("file://{}", page.display()))
+        .output()
+        .await
+        .unwrap();
+    let dom = String::from_utf8_lossy(&dom.stdout);
+    assert!(dom.contains("data-chart=\"monthly-spend\""), "{dom}");
+    assert_eq!(
+        dom.matches("<rect ").count(),
+        18,
+        "six months of three: {dom}"
+    );
+    let table = dom
+        .split("<table class=\"subscriptions\">")
+        .nth(1)
+        .and_then(|t| t.split("</table>").next())
+        .unwrap();
+    assert_eq!(
+        table.matches("<tr>").count(),
+        5,
+        "a header, three and the total: {table}"
+    );
+    assert!(dom.contains("413.76 USD a year"), "{dom}");
+    // The markup in a descriptor is text on the page, not an element.
+    assert!(!dom.contains("<img"), "{dom}");
+    assert!(dom.contains("&lt;img src=x onerror="), "{dom}");
+    assert!(dom.contains("<title>Subscriptions found</title>"), "{dom}");
+
+    // On a terminal with a display, the desktop's opener gets the page.
+    let bin = home.path().join("bin");
+    std::fs::create_dir(&bin).unwrap();
+    let opened = home.path().join("opened");
+    let opener = bin.join("xdg-open");
+    std::fs::write(
+        &opener,
+        format!("#!/bin/sh\nprintf '%s' \"$1\" > '{}'\n", opened.display()),
+    )
+    .unwrap();
+    std::fs::set_permissions(&opener, std::os::unix::fs::PermissionsExt::from_mode(0o755)).unwrap();
+    let path = format!("{}:{}", bin.display(), std::env::var("PATH").unwrap());
+    let mut command = e2e::on_terminal(
+        home.path(),
+        &[
+            "scan",
+            statement.to_str().unwrap(),
+            "--html",
+            page.to_str().unwrap(),
+        ],
+    );
+    command.env("PATH", path).env("DISPLAY", ":99");
+    let out = e2e::run(command, "").await.unwrap();
+    let said = e2e::text(&out);
+    assert_eq!(out.status.code(), Some(0), "{said}");
+    assert!(stdout(&out).contains("in your browser"), "{said}");
+    // The opener is started, not waited for.
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(10);
+    while !opened.exists() && std::time::Instant::now() < deadline {
+        tokio::time::sleep(std::time::Duration::from_millis(50)).await;
+    }
+    assert_eq!(
+        std::fs::read_to_string(&opened).unwrap(),
+        page.display().to_string()
+    );
+}
