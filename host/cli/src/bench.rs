@@ -21,6 +21,7 @@ use clap::{Args, Subcommand};
 use tokio::task::JoinSet;
 
 use subterminator_bench::{Catalog, Flow, FlowSummary, PassKind, RunRecord, scorecard};
+use subterminator_core::browser::{Attach, SharedChromium};
 use subterminator_core::config::Config;
 use subterminator_core::error::{Error, Result};
 use subterminator_core::llm;
@@ -206,9 +207,28 @@ pub async fn run(args: BenchArgs, dirs: &Dirs, json: bool) -> Result<u8> {
     let folder = dirs.data.join("bench").join(&started);
     let registry = subterminator_core::plugin::load_registry(dirs).await?;
     let mut spec = spec(&args);
-    if args.cdp_endpoint.is_some() {
-        spec.attach = session::attach(args.cdp_endpoint.as_deref(), &config.browser)?;
-    }
+    // One browser for every run, each run a context of its own in it
+    // (`SharedChromium`): a browser that already runs (`--cdp-endpoint`),
+    // else one started here for the bench and ended with it.
+    let mut _shared = None;
+    spec.attach = match args.cdp_endpoint.as_deref() {
+        Some(endpoint) => session::attach(Some(endpoint), &config.browser)?,
+        None => {
+            let executable = subterminator_core::browser::detect_executable(
+                config.browser.executable.as_deref(),
+            )?;
+            let as_root = subterminator_core::browser::launch::running_as_root();
+            let chromium = tokio::task::spawn_blocking(move || {
+                SharedChromium::start(&executable, as_root, None)
+            })
+            .await
+            .map_err(|e| Error::Configuration(format!("the bench's own browser: {e}")))??;
+            let attach = Attach::parse(&chromium.endpoint(), None)
+                .map_err(|e| Error::Configuration(format!("the bench's own browser: {e}")))?;
+            _shared = Some(chromium);
+            Some(attach)
+        }
+    };
     let driver = if args.model == OFFLINE_MODEL {
         "offline".to_owned()
     } else {

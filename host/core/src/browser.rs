@@ -44,6 +44,7 @@ pub mod package;
 pub mod process;
 pub mod procfs;
 pub mod result;
+pub mod shared;
 pub mod sight;
 pub mod tools;
 pub mod tree;
@@ -52,6 +53,7 @@ pub use attach::Attach;
 pub use client::{Browser, ProcessInfo};
 pub use launch::{NodeInfo, detect_executable, preflight_node};
 pub use result::{parse_result, parse_snapshot, strip_ansi};
+pub use shared::SharedChromium;
 pub use tree::parse_tree;
 
 /// The Playwright MCP release we speak to. Argument names change between

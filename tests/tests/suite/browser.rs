@@ -504,3 +504,81 @@ async fn a_command_that_is_not_the_server_is_a_connection_error() {
         "{err}"
     );
 }
+
+/// The bench's one browser (issue 43): runs attached to one Chromium each
+/// get a context of their own, so what one run leaves on a site (a cookie,
+/// local storage) is not there for another, whether that one runs beside
+/// it or after it, on the very same origin.
+#[tokio::test(flavor = "multi_thread")]
+async fn runs_sharing_one_browser_share_no_state() {
+    use subterminator_core::browser::{Attach, SharedChromium, tools::EVALUATE};
+
+    let _one = ONE_AT_A_TIME.lock().await;
+    let pages = tempfile::tempdir().unwrap();
+    std::fs::write(pages.path().join("index.html"), "<p>account</p>").unwrap();
+    let site = subterminator_tests::site::Site::serve(pages.path())
+        .await
+        .unwrap();
+    let mut chromium = SharedChromium::start(Path::new(CHROMIUM), true, None).unwrap();
+    let attach = Attach::parse(&chromium.endpoint(), None).unwrap();
+    let runs = tempfile::tempdir().unwrap();
+    let run = |name: &str| BrowserOptions {
+        attach: Some(attach.clone()),
+        ..options(&runs.path().join(name), UserData::Isolated)
+    };
+    let url = site.url("/index.html");
+    let first = Browser::start(run("first")).await.unwrap();
+    first.navigate(&url).await.unwrap();
+    let set = first
+        .call(
+            EVALUATE,
+            serde_json::json!({ "function": "() => { document.cookie = 'left=behind; max-age=3600'; localStorage.setItem('left', 'behind'); return document.cookie + '|' + localStorage.getItem('left'); }" }),
+        )
+        .await
+        .unwrap();
+    assert!(
+        set.result
+            .as_deref()
+            .unwrap_or_default()
+            .contains("left=behind|behind"),
+        "{set:?}"
+    );
+    // Its own state is still there for itself.
+    assert!(seen(&first, &url).await.contains("left=behind|behind"));
+
+    // Beside it: nothing of it.
+    let beside = Browser::start(run("beside")).await.unwrap();
+    let state = seen(&beside, &url).await;
+    assert!(
+        state.contains("|null") && !state.contains("left"),
+        "{state}"
+    );
+    beside.shutdown().await.unwrap();
+    first.shutdown().await.unwrap();
+
+    // After it: nothing either, and the browser runs on for the next.
+    assert!(chromium.running());
+    let after = Browser::start(run("after")).await.unwrap();
+    let state = seen(&after, &url).await;
+    assert!(
+        state.contains("|null") && !state.contains("left"),
+        "{state}"
+    );
+    after.shutdown().await.unwrap();
+    assert!(chromium.running());
+}
+
+/// What `browser` finds at `url`: its cookies and the `left` item of its
+/// local storage.
+async fn seen(browser: &Browser, url: &str) -> String {
+    browser.navigate(url).await.unwrap();
+    let look = "() => document.cookie + '|' + localStorage.getItem('left')";
+    let out = browser
+        .call(
+            subterminator_core::browser::tools::EVALUATE,
+            serde_json::json!({ "function": look }),
+        )
+        .await
+        .unwrap();
+    out.result.unwrap_or_default()
+}
