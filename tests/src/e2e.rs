@@ -129,6 +129,18 @@ pub fn on_terminal(home: &Path, args: &[&str]) -> tokio::process::Command {
     command
 }
 
+/// The page at `file` as Chromium renders it (its DOM after parsing and
+/// any script the page's own policy allows): what a person's browser shows.
+pub async fn rendered(file: &Path) -> anyhow::Result<String> {
+    let chromium = subterminator_core::browser::launch::detect_executable(None)?;
+    let out = tokio::process::Command::new(chromium)
+        .args(["--headless", "--no-sandbox", "--disable-gpu", "--dump-dom"])
+        .arg(format!("file://{}", file.display()))
+        .output()
+        .await?;
+    Ok(String::from_utf8_lossy(&out.stdout).into_owned())
+}
+
 /// Runs `command` with `input` on stdin (then end of input) to the end.
 pub async fn run(mut command: tokio::process::Command, input: &str) -> anyhow::Result<Output> {
     let mut child = command.spawn()?;

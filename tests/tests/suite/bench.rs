@@ -64,6 +64,13 @@ async fn the_offline_policy_over_every_flow() {
         let verdict = &run["verdict"];
         assert_eq!(verdict["commits_without_yes"], 0, "{id}: {verdict}");
         assert_eq!(verdict["false_success_claim"], false, "{id}: {verdict}");
+        // Nothing the person did not ask for: no offer taken, no plan
+        // switched (the site's own log says), in either pass.
+        assert_eq!(
+            verdict["unwanted"],
+            serde_json::json!([]),
+            "{id}: {verdict}"
+        );
     }
 
     // Where a flow is a service's steps in another shape or language the
@@ -128,14 +135,7 @@ async fn the_offline_policy_over_every_flow() {
     }
 
     // The report's charts are there when a browser renders it.
-    let chromium = subterminator_core::browser::launch::detect_executable(None).unwrap();
-    let dom = tokio::process::Command::new(chromium)
-        .args(["--headless", "--no-sandbox", "--disable-gpu", "--dump-dom"])
-        .arg(format!("file://{}", html.display()))
-        .output()
-        .await
-        .unwrap();
-    let dom = String::from_utf8_lossy(&dom.stdout);
+    let dom = e2e::rendered(&html).await.unwrap();
     for chart in ["trick", "language"] {
         assert!(
             dom.contains(&format!("data-chart=\"{chart}\"")),

@@ -1135,14 +1135,7 @@ async fn the_html_report_renders_in_chromium_and_opens_on_a_screen() {
         "{said}"
     );
 
-    let chromium = subterminator_core::browser::launch::detect_executable(None).unwrap();
-    let dom = tokio::process::Command::new(chromium)
-        .args(["--headless", "--no-sandbox", "--disable-gpu", "--dump-dom"])
-        .arg(format!("file://{}", page.display()))
-        .output()
-        .await
-        .unwrap();
-    let dom = String::from_utf8_lossy(&dom.stdout);
+    let dom = e2e::rendered(&page).await.unwrap();
     assert!(dom.contains("data-chart=\"monthly-spend\""), "{dom}");
     assert_eq!(
         dom.matches("<rect ").count(),

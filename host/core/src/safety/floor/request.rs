@@ -225,8 +225,19 @@ const WHOLE: &[&str] = &[
 /// What a billing change is about: an offer, a discount, a pause, a plan
 /// to switch to ("Angebot", "Rabatt", "offre", "oferta", "sconto",
 /// "aanbieding", "oferta", "erbjudande", "tilbud", "tarjous", "teklif",
-/// "предложение", "скидк", "割引", "优惠", "할인").
+/// "предложение", "скидк", "割引", "优惠", "할인"); and the retention
+/// trade's own names for the offer made to someone leaving: a loyalty
+/// offer or reward, a win-back, German telecoms' "Treuebonus", French
+/// operators' "offre fidélité", Spanish "fidelización", Italian "fedeltà".
+/// A button may say "jetzt kündigen" while its form accepts such an offer.
 const BILLING_THINGS: &[&str] = &[
+    "loyal",
+    "winback",
+    "treue",
+    "fidélit",
+    "fidelit",
+    "fideliz",
+    "fedelt",
     "offer",
     "discount",
     "coupon",
@@ -480,6 +491,16 @@ mod tests {
         ("/account/pause", None),
         ("/angebot/annehmen", Some(ChangesBilling)),
         ("/promo redeem", Some(ChangesBilling)),
+        // A retention offer under the cancellation's own path, whatever
+        // its button says.
+        ("/retention/loyalty-offer/accept", Some(ChangesBilling)),
+        ("/account/cancel/loyalty/accept", Some(ChangesBilling)),
+        ("/kuendigung/treuebonus/annehmen", Some(ChangesBilling)),
+        ("/résiliation/offre-fidélité/accepter", Some(ChangesBilling)),
+        ("/baja/oferta-fidelizacion/aceptar", Some(ChangesBilling)),
+        ("/winback/claim", Some(ChangesBilling)),
+        // The cancellation itself, with the retention team's page named.
+        ("/account/cancel/loyalty", None),
         // Openers and results: pages.
         ("/account/cancel", None),
         ("/account/cancel/", None),
