@@ -6,6 +6,7 @@
 //! flows for any agent (`host/bench/README.md`), `--bench-url` runs this
 //! agent against one, `--shard` and `bench merge` split and join a run.
 
+mod browsers;
 mod merge;
 mod person;
 mod runner;
@@ -21,7 +22,6 @@ use clap::{Args, Subcommand};
 use tokio::task::JoinSet;
 
 use subterminator_bench::{Catalog, Flow, FlowSummary, PassKind, RunRecord, scorecard};
-use subterminator_core::browser::{Attach, SharedChromium};
 use subterminator_core::config::Config;
 use subterminator_core::error::{Error, Result};
 use subterminator_core::llm;
@@ -29,6 +29,7 @@ use subterminator_core::paths::Dirs;
 use subterminator_core::session::{self, OFFLINE_MODEL, SessionSpec, Tools};
 
 use crate::cancel::ToolsArg;
+use browsers::Browsers;
 use runner::Setup;
 use served::Served;
 use shard::Shard;
@@ -206,27 +207,23 @@ pub async fn run(args: BenchArgs, dirs: &Dirs, json: bool) -> Result<u8> {
     let started = chrono::Utc::now().format("%Y%m%dT%H%M%SZ").to_string();
     let folder = dirs.data.join("bench").join(&started);
     let registry = subterminator_core::plugin::load_registry(dirs).await?;
-    let mut spec = spec(&args);
-    // One browser for every run, each run a context of its own in it
-    // (`SharedChromium`): a browser that already runs (`--cdp-endpoint`),
-    // else one started here for the bench and ended with it.
-    let mut _shared = None;
-    spec.attach = match args.cdp_endpoint.as_deref() {
+    let spec = spec(&args);
+    // The runs attach to a browser that already runs (`--cdp-endpoint`),
+    // else to one of `jobs` started here for the bench and ended with it:
+    // each run a context of its own (`browsers.rs`).
+    // (A `cdp-endpoint` in the config is the person's own browser, for
+    // their runs; the bench uses one only when the flag names it.)
+    let given = match args.cdp_endpoint.as_deref() {
         Some(endpoint) => session::attach(Some(endpoint), &config.browser)?,
+        None => None,
+    };
+    let browsers = match given {
+        Some(attach) => Browsers::attached(attach, args.jobs),
         None => {
             let executable = subterminator_core::browser::detect_executable(
                 config.browser.executable.as_deref(),
             )?;
-            let as_root = subterminator_core::browser::launch::running_as_root();
-            let chromium = tokio::task::spawn_blocking(move || {
-                SharedChromium::start(&executable, as_root, None)
-            })
-            .await
-            .map_err(|e| Error::Configuration(format!("the bench's own browser: {e}")))??;
-            let attach = Attach::parse(&chromium.endpoint(), None)
-                .map_err(|e| Error::Configuration(format!("the bench's own browser: {e}")))?;
-            _shared = Some(chromium);
-            Some(attach)
+            Browsers::start(args.jobs, executable).await?
         }
     };
     let driver = if args.model == OFFLINE_MODEL {
@@ -241,6 +238,7 @@ pub async fn run(args: BenchArgs, dirs: &Dirs, json: bool) -> Result<u8> {
         spec,
         runs: folder.join("runs"),
         driver,
+        browsers,
     });
     if let Some(bench) = served {
         let agent = args

@@ -17,7 +17,9 @@ use subterminator_core::paths::Dirs;
 use subterminator_core::plugin::{Registry, ServiceEntry};
 use subterminator_core::session::{self, Run, SessionSpec};
 
+use super::browsers::Browsers;
 use super::person;
+use subterminator_core::browser::Attach;
 
 /// What every run of one bench invocation shares.
 pub struct Setup {
@@ -33,6 +35,8 @@ pub struct Setup {
     pub runs: PathBuf,
     /// How the driver is named in the records: `offline`, `model:<name>`.
     pub driver: String,
+    /// The browsers the runs attach to, one per job.
+    pub browsers: Browsers,
 }
 
 /// The service a flow runs with, and its settings: the bundled plugin on
@@ -40,11 +44,15 @@ pub struct Setup {
 /// knows, the generic service made from its address (`cancel <address>`).
 async fn service_for(
     setup: &Setup,
+    browser: Option<&Attach>,
     plugin: bool,
     service: &str,
     url: String,
 ) -> Result<(ServiceEntry, SessionSpec)> {
     let mut spec = setup.spec.clone();
+    if let Some(browser) = browser {
+        spec.attach = Some(browser.clone());
+    }
     if plugin {
         spec.start_url = Some(url);
         return Ok((setup.registry.get(service)?.clone(), spec));
@@ -65,15 +73,25 @@ pub async fn one(setup: &Setup, flow: &Flow, pass: PassKind) -> Result<RunRecord
         data: run_folder(&setup.runs, &flow.id, pass),
         ..setup.shared.clone()
     };
+    let browser = setup.browsers.lease();
     if setup.spec.replay {
-        learn(setup, flow, &dirs).await?;
+        learn(setup, browser.attach(), flow, &dirs).await?;
     }
     let bench = person::Bench::Here {
         site: Arc::clone(&site),
         flow: Box::new(flow.clone()),
         pass,
     };
-    let (result, seen) = drive(setup, flow.plugin, &flow.service, site.url(), &dirs, bench).await?;
+    let (result, seen) = drive(
+        setup,
+        browser.attach(),
+        flow.plugin,
+        &flow.service,
+        site.url(),
+        &dirs,
+        bench,
+    )
+    .await?;
     let log = site.requests();
     let facts = RunFacts {
         pass: Some(pass),
@@ -105,15 +123,17 @@ pub async fn one(setup: &Setup, flow: &Flow, pass: PassKind) -> Result<RunRecord
 
 /// One run of the agent on a flow's site at `url`, the bench answering its
 /// questions: what it ended with, and the bench's answers.
+#[allow(clippy::too_many_arguments)]
 pub async fn drive(
     setup: &Setup,
+    browser: Option<&Attach>,
     plugin: bool,
     service: &str,
     url: String,
     dirs: &Dirs,
     bench: person::Bench,
 ) -> Result<(TaskResult, person::Seen)> {
-    let (service, spec) = service_for(setup, plugin, service, url).await?;
+    let (service, spec) = service_for(setup, browser, plugin, service, url).await?;
     let service = &service;
     let driver = session::driver(&spec, &setup.config, service)?;
     let (feed, updates) = feed::feed();
@@ -135,11 +155,12 @@ pub async fn drive(
 
 /// With `--replay`: one yes-to-all run first, whose verified path is then
 /// remembered for the scored run to follow.
-async fn learn(setup: &Setup, flow: &Flow, dirs: &Dirs) -> Result<()> {
+async fn learn(setup: &Setup, browser: Option<&Attach>, flow: &Flow, dirs: &Dirs) -> Result<()> {
     let site = BenchSite::serve(flow)
         .await
         .map_err(|e| Error::Configuration(format!("cannot serve flow {}: {e}", flow.id)))?;
-    let (service, mut spec) = service_for(setup, flow.plugin, &flow.service, site.url()).await?;
+    let (service, mut spec) =
+        service_for(setup, browser, flow.plugin, &flow.service, site.url()).await?;
     let service = &service;
     spec.replay = false;
     let driver = session::driver(&spec, &setup.config, service)?;

@@ -104,8 +104,10 @@ impl Served {
             http: self.http.clone(),
             ask_url: format!("{run_url}/ask"),
         };
+        let browser = setup.browsers.lease();
         let driven = runner::drive(
             setup,
+            browser.attach(),
             flow.plugin,
             &flow.service,
             started.start_url.clone(),

@@ -1,0 +1,89 @@
+//! The browsers a bench's runs attach to: one headless Chromium per job,
+//! each lent to one run at a time, every run a context of its own in it
+//! (`SharedChromium`). One per job, not one for all: two Playwright servers
+//! attached to one browser see each other's pages, and one dismisses a
+//! dialog the other's page opened (measured: the confirm-dialog flows
+//! failed two runs in three at two jobs on one browser, never on one each).
+
+use std::sync::{Mutex, PoisonError};
+
+use subterminator_core::browser::{Attach, SharedChromium};
+use subterminator_core::error::{Error, Result};
+
+/// Browsers to lend, and the ones started here (ended when this is dropped).
+pub struct Browsers {
+    free: Mutex<Vec<Attach>>,
+    _started: Vec<SharedChromium>,
+}
+
+impl Browsers {
+    /// `jobs` headless Chromiums started for the bench.
+    pub async fn start(jobs: usize, executable: std::path::PathBuf) -> Result<Browsers> {
+        let as_root = subterminator_core::browser::launch::running_as_root();
+        let mut started = Vec::with_capacity(jobs);
+        let mut free = Vec::with_capacity(jobs);
+        for _ in 0..jobs.max(1) {
+            let executable = executable.clone();
+            let chromium = tokio::task::spawn_blocking(move || {
+                SharedChromium::start(&executable, as_root, None)
+            })
+            .await
+            .map_err(|e| Error::Configuration(format!("the bench's browser: {e}")))??;
+            free.push(
+                Attach::parse(&chromium.endpoint(), None)
+                    .map_err(|e| Error::Configuration(format!("the bench's browser: {e}")))?,
+            );
+            started.push(chromium);
+        }
+        Ok(Browsers {
+            free: Mutex::new(free),
+            _started: started,
+        })
+    }
+
+    /// A browser that already runs (`--cdp-endpoint`), lent to every run:
+    /// the person chose it, and shares it as they chose.
+    pub fn attached(attach: Attach, jobs: usize) -> Browsers {
+        Browsers {
+            free: Mutex::new(vec![attach; jobs.max(1)]),
+            _started: Vec::new(),
+        }
+    }
+
+    /// A browser for one run, given back when the lease is dropped. `None`
+    /// inside when every one is out (more runs at once than jobs, which
+    /// the caller's semaphore prevents): the run then starts its own.
+    pub fn lease(&self) -> Lease<'_> {
+        let attach = self
+            .free
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .pop();
+        Lease { pool: self, attach }
+    }
+}
+
+/// One run's browser.
+pub struct Lease<'a> {
+    pool: &'a Browsers,
+    attach: Option<Attach>,
+}
+
+impl Lease<'_> {
+    /// What the run attaches to.
+    pub fn attach(&self) -> Option<&Attach> {
+        self.attach.as_ref()
+    }
+}
+
+impl Drop for Lease<'_> {
+    fn drop(&mut self) {
+        if let Some(attach) = self.attach.take() {
+            self.pool
+                .free
+                .lock()
+                .unwrap_or_else(PoisonError::into_inner)
+                .push(attach);
+        }
+    }
+}
