@@ -123,7 +123,6 @@ pub async fn one(setup: &Setup, flow: &Flow, pass: PassKind) -> Result<RunRecord
 
 /// One run of the agent on a flow's site at `url`, the bench answering its
 /// questions: what it ended with, and the bench's answers.
-#[allow(clippy::too_many_arguments)]
 pub async fn drive(
     setup: &Setup,
     browser: Option<&Attach>,
