@@ -53,6 +53,11 @@ struct Figures {
     /// the others: the difference is what holding costs (issue 31).
     held_action_ms: Vec<u64>,
     other_action_ms: Vec<u64>,
+    /// From the moment the guard held a request (the guard's clock, in the
+    /// browser's Node process on this machine) to the question about it
+    /// (the `approval_asked` line's time): how soon the person is asked
+    /// (issue 43: ≤ 300 ms).
+    asked_after_held_ms: Vec<u64>,
 }
 
 fn read_run(home: &Path, figures: &mut Figures) -> anyhow::Result<()> {
@@ -68,16 +73,39 @@ fn read_run(home: &Path, figures: &mut Figures) -> anyhow::Result<()> {
     let mut judged = std::collections::BTreeSet::new();
     let mut looked = std::collections::BTreeSet::new();
     let mut held = std::collections::BTreeSet::new();
+    // The turn and earliest hold of the latest `guard_held` not yet asked
+    // about (one aborted unasked, a change to what the person pays, is
+    // followed by no question of its turn).
+    let mut held_at: Option<(u64, i64)> = None;
     for v in &events {
         let e = &v["event"];
         let turn = e["turn"].as_u64().unwrap_or_default();
         match e["type"].as_str().unwrap_or_default() {
             "guard_held" => {
                 held.insert(turn);
+                held_at = e["requests"]
+                    .as_array()
+                    .into_iter()
+                    .flatten()
+                    .filter_map(|r| r["held_at_ms"].as_i64())
+                    .filter(|at| *at > 0)
+                    .min()
+                    .map(|at| (turn, at));
             }
             "approval_asked" => {
                 prompts += 1;
                 judged.insert(turn);
+                let asked = v["time"]
+                    .as_str()
+                    .and_then(|t| chrono::DateTime::parse_from_rfc3339(t).ok())
+                    .map(|t| t.timestamp_millis());
+                if let (Some((held_turn, held)), Some(asked)) = (held_at.take(), asked)
+                    && held_turn == turn
+                {
+                    figures
+                        .asked_after_held_ms
+                        .push(u64::try_from(asked - held).unwrap_or_default());
+                }
             }
             "checkpoint_passed" => {
                 judged.insert(turn);
@@ -127,6 +155,7 @@ fn report(name: &str, figures: Figures, all: &mut Figures) {
     all.changing_us.extend(&figures.changing_us);
     all.held_action_ms.extend(&figures.held_action_ms);
     all.other_action_ms.extend(&figures.other_action_ms);
+    all.asked_after_held_ms.extend(&figures.asked_after_held_ms);
     let ms = |us: u64| us as f64 / 1000.0;
     let max = figures
         .changing_us
@@ -152,6 +181,14 @@ fn report(name: &str, figures: Figures, all: &mut Figures) {
             figures.other_action_ms.len(),
         );
     }
+    if !figures.asked_after_held_ms.is_empty() {
+        println!(
+            "  asked {} ms after the request was held (median, n = {}; {:?})",
+            median(figures.asked_after_held_ms.clone()),
+            figures.asked_after_held_ms.len(),
+            figures.asked_after_held_ms,
+        );
+    }
 }
 
 /// Every run's figures together: the medians the closing note gives.
@@ -169,6 +206,16 @@ fn summary(all: Figures) {
         all.held_action_ms.len(),
         all.other_action_ms.len(),
         i128::from(held) - i128::from(other),
+    );
+    println!(
+        "all runs: the person asked a median {} ms after the guard held the request (n = {}, max {} ms)",
+        median(all.asked_after_held_ms.clone()),
+        all.asked_after_held_ms.len(),
+        all.asked_after_held_ms
+            .iter()
+            .max()
+            .copied()
+            .unwrap_or_default(),
     );
 }
 

@@ -6,7 +6,9 @@
 
 use serde_json::json;
 use subterminator_core::browser::Browser;
-use subterminator_core::browser::guard::{GuardMode, GuardRules, INITIAL_MODE, NetworkGuard};
+use subterminator_core::browser::guard::{
+    GuardMode, GuardRules, INITIAL_MODE, NetworkGuard, Taken,
+};
 use subterminator_core::safety::floor::{read_request, request_words, url_commit_words};
 use subterminator_tests::site::{Site, site_dir};
 
@@ -403,5 +405,64 @@ async fn the_request_reading_agrees_in_rust_and_in_the_browser() {
     }
     let ids: Vec<u64> = t.held.iter().chain(&more.held).map(|h| h.id).collect();
     guard.settle(&browser, &ids, false, GUARDED).await.unwrap();
+    browser.shutdown().await.unwrap();
+}
+
+/// A held request is seen and answered while the action that sent it still
+/// waits: a watch beside the click reports the survey's post before the
+/// click's call ends (Playwright MCP waits up to 5 s for it), a yes given
+/// beside the click lets exactly that post go, and the click then ends;
+/// the cancellation the page sends when the post answers is held like any
+/// follow-up and never reaches the site. A watch that is dropped unread
+/// takes nothing: what the guard held is still there for the next take.
+#[tokio::test]
+async fn a_held_request_is_answered_while_its_action_waits() {
+    let _one = ONE_AT_A_TIME.lock().await;
+    let site = Site::serve(&site_dir("channels")).await.unwrap();
+    let run = tempfile::tempdir().unwrap();
+    let (browser, guard) = open(&site, run.path()).await;
+    let page = browser.snapshot().await.unwrap();
+    let survey = reference(&page, "button", "Send survey");
+
+    // A watch dropped unread (its wait runs out unseen) loses nothing.
+    let dropped = tokio::time::timeout(
+        std::time::Duration::from_millis(300),
+        guard.watch(&browser, 60_000),
+    )
+    .await;
+    assert!(dropped.is_err(), "nothing was held yet: {dropped:?}");
+
+    let click = browser.call("browser_click", json!({ "target": survey }));
+    tokio::pin!(click);
+    let held = tokio::select! {
+        biased;
+        watched = guard.watch(&browser, 16_000) => watched.unwrap(),
+        clicked = &mut click => panic!("the click ended before the watch saw its request: {clicked:?}"),
+    };
+    let post = one_held(&Taken {
+        held: held.clone(),
+        ..Taken::default()
+    })
+    .clone();
+    assert!(post.url.ends_with("/survey"), "{held:#?}");
+    assert!(post.held_at_ms > 0, "{post:?}");
+    assert_eq!(logged(&site, "/survey"), Vec::<String>::new());
+
+    // The yes goes beside the click, which still waits on the post.
+    let after = guard
+        .settle_beside(&browser, &[post.id], true, GUARDED)
+        .await
+        .unwrap();
+    assert_eq!(logged(&site, "/survey"), ["POST /survey"]);
+    // Answered, the post is no news; the page's follow-up is.
+    assert!(after.held.iter().all(|h| h.id != post.id), "{after:#?}");
+    let follow_up = one_held(&after);
+    assert!(follow_up.url.ends_with("/api/membership"), "{after:#?}");
+    click.await.unwrap();
+    guard
+        .settle(&browser, &[follow_up.id], false, GUARDED)
+        .await
+        .unwrap();
+    assert_eq!(logged(&site, "/api/membership"), Vec::<String>::new());
     browser.shutdown().await.unwrap();
 }

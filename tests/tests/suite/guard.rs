@@ -491,6 +491,37 @@ async fn while_the_person_signs_in_only_their_sign_in_goes() {
     browser.shutdown().await.unwrap();
 }
 
+/// An approved mode whose re-arm never comes closes itself: the host set
+/// it and then fell silent (a lost server, a dead host), and once its time
+/// is up the page's commit is held, not released under the old yes; the
+/// site's log shows nothing. (With the expiry taken out of `guard.js`, the
+/// post reaches the site and this fails.)
+#[tokio::test]
+async fn an_approval_never_re_armed_closes_itself() {
+    let _one = ONE_AT_A_TIME.lock().await;
+    let site = Site::serve(&site_dir("guard")).await.unwrap();
+    let run = tempfile::tempdir().unwrap();
+    let browser = start(run.path()).await;
+    let rules = rules(&site);
+    let guard = NetworkGuard::install(&browser, &rules).await.unwrap();
+    browser.navigate(&site.url("/")).await.unwrap();
+    let page = browser.snapshot().await.unwrap();
+    // Opened for 300 ms behind the guard object's back, as a host would
+    // that then never made its next call.
+    let code = subterminator_core::browser::guard::approved_code_lasting(&rules, 7, 300);
+    let _ = browser
+        .call("browser_run_code_unsafe", json!({ "code": code }))
+        .await;
+    tokio::time::sleep(Duration::from_millis(900)).await;
+    click_held(&browser, &reference(&page, "button", "Cancel by API")).await;
+    let t = taken(&guard, &browser).await;
+    let held = one_held(&t);
+    assert!(held.url.ends_with("/api/cancel"), "{t:#?}");
+    assert!(t.released.is_empty(), "{t:#?}");
+    assert_eq!(logged(&site, "/api/cancel"), Vec::<String>::new());
+    browser.shutdown().await.unwrap();
+}
+
 /// Approved: every request of the action reaches the server, and each that
 /// changes state is reported as released; guarded again right after.
 #[tokio::test]

@@ -92,6 +92,14 @@ async fn a_retried_click_that_posts_waits_for_the_yes() {
             of("guard_held") >= 1,
             "the retry's post was not held: {said}\n{all:#?}"
         );
+        // Asked while the click still waited on its post, not after the
+        // browser gave up waiting for it.
+        assert!(
+            all.iter()
+                .filter(|e| e["type"] == "guard_held")
+                .all(|e| e["while_acting"] == true),
+            "{all:#?}"
+        );
         assert_eq!(session.prompts.len(), 1, "{said}");
         assert_eq!(
             session.prompts[0].commits_before, 0,

@@ -34,7 +34,7 @@ pub(super) async fn ask(
     // While a navigation is held, the browser takes no picture (it waits
     // for the page that does not come): the question shows the request.
     if !request.held_navigation {
-        request.screenshot = screenshot(cx).await;
+        request.screenshot = screenshot(cx, state.in_flight).await;
     }
     match answer(cx, state, request).await {
         Answer::Approved => Asked::Yes(Approval::new(state.turn, what, final_step)),
@@ -67,9 +67,14 @@ pub(super) async fn answer(cx: &mut Ctx<'_>, state: &State, request: ApprovalReq
 }
 
 /// A screenshot for the person; a failure only costs the picture.
-pub(super) async fn screenshot(cx: &mut Ctx<'_>) -> Option<std::path::PathBuf> {
+/// `beside`: taken beside an action's call still in flight.
+pub(super) async fn screenshot(cx: &mut Ctx<'_>, beside: bool) -> Option<std::path::PathBuf> {
     let path = cx.reporter.record()?.next_screenshot();
-    let taken = timed(&mut cx.clocks.browser, cx.browser.screenshot(&path)).await;
+    let taken = if beside {
+        timed(&mut cx.clocks.browser, cx.browser.screenshot_beside(&path)).await
+    } else {
+        timed(&mut cx.clocks.browser, cx.browser.screenshot(&path)).await
+    };
     match taken {
         Ok(path) => Some(path),
         Err(e) => {

@@ -242,7 +242,7 @@ async fn requested_approval(
         origin: Some(origin),
     });
     let mut request = question::from_model(args, &state.snapshot.url);
-    request.screenshot = ask::screenshot(cx).await;
+    request.screenshot = ask::screenshot(cx, false).await;
     Ok(match ask::answer(cx, state, request).await {
         Answer::Approved => Turn::Continue {
             content: json!({ "approved": true, "message": null }).to_string(),

@@ -5,7 +5,7 @@
 
 use serde_json::Value;
 
-use super::approval::Approval;
+use super::approval::Spent;
 use super::ctx::Ctx;
 use super::look::{self, Watch};
 use super::state::{State, timed};
@@ -63,7 +63,7 @@ pub(super) async fn judge(cx: &mut Ctx<'_>, verdict: Verdict, state: &State) -> 
     };
     let evidence = Evidence {
         released: state.released.len(),
-        final_step_approved: state.approved.iter().any(Approval::final_step),
+        final_step_approved: state.approved.iter().any(Spent::final_step),
         released_add_ons: state
             .released
             .iter()

@@ -96,6 +96,11 @@ pub enum Event {
     GuardHeld {
         turn: u32,
         requests: Vec<crate::browser::guard::HeldRequest>,
+        /// The action that sent them was still in flight when they were
+        /// put to the person (`run.rs`, the watch beside its call): the
+        /// question did not wait for the browser to give up on them.
+        #[serde(default)]
+        while_acting: bool,
     },
     /// An overlay (cookie banner, promotion, chat widget) the host
     /// dismissed before the next move, or left alone and why. Its JSON name

@@ -279,7 +279,8 @@ async fn run_and_look(
     let url_before = state.snapshot.url.clone();
     let changes = run::changes(&resolved);
     let dismissal = action.origin == Origin::Dismissal;
-    let ran = match run::run(cx, state, &resolved, &clearance).await? {
+    let unapproved = matches!(clearance, Clearance::Unapproved(_));
+    let mut ran = match run::run(cx, state, &resolved, clearance).await? {
         Ok(ran) => ran,
         Err(why) => return Ok(Acted::Refused(Refusal::new(RefusalCode::ActionFailed, why))),
     };
@@ -301,11 +302,27 @@ async fn run_and_look(
     let mut also = false;
     for round in 0..=MAX_FOLLOW_UPS {
         if pending.is_empty() {
-            break;
+            // The action's call, held up by what was just answered, ends
+            // now; what it sent after the answer is asked about in turn.
+            if ran.in_flight.is_none() {
+                break;
+            }
+            let taken = run::finish(cx, state, &mut ran).await?;
+            if !taken.stopped.is_empty() {
+                cx.reporter.emit(Event::GuardBlocked {
+                    turn: state.turn,
+                    requests: taken.stopped.clone(),
+                });
+            }
+            pending = taken.held;
+            if pending.is_empty() {
+                break;
+            }
         }
         cx.reporter.emit(Event::GuardHeld {
             turn: state.turn,
             requests: pending.clone(),
+            while_acting: state.in_flight,
         });
         if round == MAX_FOLLOW_UPS {
             run::abort(cx, state, &pending).await?;
@@ -318,6 +335,7 @@ async fn run_and_look(
         if dismissal {
             // Anything the guard holds means it was no dismissal.
             run::abort(cx, state, &pending).await?;
+            run::wait_in_flight(cx, state, &mut ran).await?;
             return Ok(Acted::Refused(Refusal::new(
                 RefusalCode::ActionFailed,
                 format!(
@@ -347,6 +365,7 @@ async fn run_and_look(
             // the step is no step towards cancelling.
             let own = billing.iter().any(|r| r.navigation);
             if own && pending.is_empty() && matches!(action.origin, Origin::Plan | Origin::Replay) {
+                run::wait_in_flight(cx, state, &mut ran).await?;
                 return Ok(Acted::Refused(Refusal::new(
                     RefusalCode::ActionFailed,
                     format!(
@@ -358,7 +377,8 @@ async fn run_and_look(
                 "The page also sent {what}, which reads as a change to what the person pays; the browser held it and nothing of it was sent."
             ));
             if pending.is_empty() {
-                break;
+                // What the action sends after it, if it still runs, next.
+                continue;
             }
         }
         // Asked at the effect: what the action really sends.
@@ -366,8 +386,8 @@ async fn run_and_look(
         let url = state.snapshot.url.clone();
         let request = question::held(&resolved, gathered, &pending, &url, also);
         match ask::ask(cx, state, request, &sends, false).await {
-            Asked::Yes(approval) => match run::release(cx, state, &pending, &approval).await? {
-                Ok(taken) => {
+            Asked::Yes(approval) => match run::release(cx, state, &pending, approval).await? {
+                Ok((taken, spent)) => {
                     if !taken.stopped.is_empty() {
                         cx.reporter.emit(Event::GuardBlocked {
                             turn: state.turn,
@@ -375,13 +395,14 @@ async fn run_and_look(
                         });
                     }
                     pending = taken.held;
-                    released = Some(approval);
+                    released = Some(spent);
                     also = true;
                 }
                 Err(why) => return Ok(Acted::Ended(Box::new(guard_failed(state.turn, &why)))),
             },
             Asked::Ended(result) => {
                 run::abort(cx, state, &pending).await?;
+                run::wait_in_flight(cx, state, &mut ran).await?;
                 return Ok(Acted::Ended(Box::new(result)));
             }
             Asked::Feedback(refusal) => {
@@ -394,12 +415,13 @@ async fn run_and_look(
             }
         }
     }
+    // Past the follow-ups allowed, the action's call may still be ending.
+    run::wait_in_flight(cx, state, &mut ran).await?;
     // A retry is for something in the way, not for a request the guard
     // held or stopped.
     let stopped_any = !ran.stopped.is_empty() || !ran.held.is_empty();
     // Playwright gives up on a click whose navigation the guard held: the
     // action did run, and its effect was put to the person.
-    let mut ran = ran;
     if !ran.held.is_empty()
         && ran
             .failure
@@ -414,14 +436,9 @@ async fn run_and_look(
             format!("pressing it failed: {e}"),
         )));
     }
-    let approval = match &clearance {
-        Clearance::Approved(approval) => Some(approval.clone()),
-        Clearance::Unapproved(_) => released.clone(),
-    };
-    let trouble = match (&ran.failure, &clearance) {
-        (Some(e), Clearance::Unapproved(_))
-            if changes && !stopped_any && !action.origin.is_hosts() =>
-        {
+    let approval = ran.approved.clone().or(released);
+    let trouble = match &ran.failure {
+        Some(e) if unapproved && changes && !stopped_any && !action.origin.is_hosts() => {
             trouble_of(e)
         }
         _ => None,
@@ -475,6 +492,7 @@ mod tests {
             why: why.into(),
             navigation: false,
             body: String::new(),
+            held_at_ms: 0,
         };
         for (url, want) in cases {
             assert_eq!(
@@ -574,7 +592,7 @@ mod tests {
                     kind: kind.into(),
                     message: message.into(),
                 },
-                opened_under: approval,
+                opened_under: approval.map(Approval::spend),
             };
             assert_eq!(covers(&open, accepts).is_some(), want, "{name}");
         }

@@ -6,16 +6,24 @@
 //! the person answered (one call each, the guard re-armed first, so only
 //! what the person was shown goes under their yes); then settling the
 //! dialogs the action opened. A guard that cannot be re-armed ends the run.
+//!
+//! An unapproved action is watched while its call runs
+//! ([`NetworkGuard::watch`], beside it): the moment the guard holds a
+//! request, the run returns with the call still in flight, so the person
+//! is asked at once and the answer goes beside the call, which Playwright
+//! MCP would otherwise hold up to 5 s waiting for the held request.
 
+use std::future::Future;
+use std::pin::Pin;
 use std::time::Instant;
 
 use super::Event;
-use super::approval::Approval;
+use super::approval::{Approval, Spent};
 use super::ctx::Ctx;
 use super::resolve::Resolved;
 use super::state::{OpenDialog, Released, State, timed};
-use crate::browser::guard::{self, BlockedRequest, GuardMode, HeldRequest, Taken};
-use crate::browser::{BrowserError, ToolOutput, tools as mcp};
+use crate::browser::guard::{self, BlockedRequest, GuardMode, HeldRequest, NetworkGuard, Taken};
+use crate::browser::{Browser, BrowserError, ToolOutput, tools as mcp};
 use crate::error::Error;
 use crate::exit::ErrorClass;
 
@@ -24,13 +32,28 @@ pub(super) enum Clearance {
     /// Unapproved: the guard the decision chose.
     Unapproved(GuardMode),
     /// Approved: the guard lets this one action's requests through, and is
-    /// re-armed as soon as it has run.
+    /// re-armed as soon as it has run. [`run`] spends the yes.
     Approved(Approval),
 }
 
+/// How long a watch beside an action's call waits for a held request: past
+/// Playwright MCP's own waits for an action (5 s for its requests, 10 s
+/// for the page a navigation loads), so a call outlives its watch only when
+/// it ends by its timeout.
+const WATCH_MS: u64 = 16_000;
+
+/// An action's call still in flight: it waits on a request the guard holds.
+pub(super) type InFlight<'a> =
+    Pin<Box<dyn Future<Output = Result<ToolOutput, BrowserError>> + Send + 'a>>;
+
 /// What running the action left.
-#[derive(Debug, Default)]
-pub(super) struct Ran {
+#[derive(Default)]
+pub(super) struct Ran<'a> {
+    /// The action's call, when the guard held a request before it ended:
+    /// [`finish`] waits for it once the person answered.
+    pub(super) in_flight: Option<InFlight<'a>>,
+    /// The yes the action ran under, spent ([`Clearance::Approved`]).
+    pub(super) approved: Option<Spent>,
     pub(super) output: Option<ToolOutput>,
     /// The browser could not do it (the model hears why).
     pub(super) failure: Option<BrowserError>,
@@ -45,7 +68,7 @@ pub(super) struct Ran {
     pub(super) rearm_failed: Option<String>,
 }
 
-impl Ran {
+impl Ran<'_> {
     pub(super) fn opened_dialog(&self) -> bool {
         self.output.as_ref().is_some_and(|o| !o.dialogs.is_empty())
     }
@@ -53,24 +76,29 @@ impl Ran {
 
 /// Runs `resolved` under `clearance`. `Ok(Err(why))` when the guard could
 /// not be set: the action did not run, for it must not run unguarded.
-pub(super) async fn run(
-    cx: &mut Ctx<'_>,
+pub(super) async fn run<'a>(
+    cx: &mut Ctx<'a>,
     state: &mut State,
     resolved: &Resolved,
-    clearance: &Clearance,
-) -> Result<Result<Ran, String>, Error> {
+    clearance: Clearance,
+) -> Result<Result<Ran<'a>, String>, Error> {
     let action = &resolved.action;
     let changes = changes(resolved);
     // While a dialog is open the server runs nothing but the answer to it,
     // the guard's calls included: the guard stays as the action that opened
     // the dialog left it (open, when that action was approved).
     let answers_dialog = resolved.runs == mcp::HANDLE_DIALOG;
-    let mode = match clearance {
-        Clearance::Unapproved(mode) => *mode,
-        Clearance::Approved(approval) => GuardMode::Approved {
-            turn: state.turn,
-            commits: approval.final_step(),
-        },
+    // The yes is spent here, as the guard opens for it: whatever follows,
+    // it opens nothing again.
+    let (mode, approved) = match clearance {
+        Clearance::Unapproved(mode) => (mode, None),
+        Clearance::Approved(approval) => (
+            GuardMode::Approved {
+                turn: state.turn,
+                commits: approval.final_step(),
+            },
+            Some(approval.spend()),
+        ),
     };
     if changes
         && !answers_dialog
@@ -79,17 +107,30 @@ pub(super) async fn run(
         return Ok(Err(why));
     }
     cx.reporter.busy("Working in the browser…");
-    let mut ran = Ran::default();
+    let mut ran = Ran {
+        approved,
+        ..Ran::default()
+    };
     if let Some(tool) = &action.mcp_tool {
-        let called = timed(
-            &mut cx.clocks.browser,
-            cx.browser.call(tool, action.mcp_args.clone()),
-        )
-        .await;
-        match called {
-            Ok(output) => ran.output = Some(output),
-            Err(e) if e.class() == ErrorClass::Failure => ran.failure = Some(e),
-            Err(e) => return Err(e.into()),
+        let browser: &'a Browser = cx.browser;
+        let (tool, args) = (tool.clone(), action.mcp_args.clone());
+        let mut call: InFlight<'a> = Box::pin(async move { browser.call(&tool, args).await });
+        let started = Instant::now();
+        let watched = match (&state.guard, &ran.approved) {
+            (Some(guard), None) if changes && !answers_dialog => {
+                watch_beside(browser, guard, &mut call).await
+            }
+            _ => Watched::Ended(Box::new(call.as_mut().await)),
+        };
+        cx.clocks.browser += started.elapsed();
+        match watched {
+            Watched::Held(held) => {
+                ran.held = held;
+                ran.in_flight = Some(call);
+                state.in_flight = true;
+                return Ok(Ok(ran));
+            }
+            Watched::Ended(called) => land(&mut ran, *called)?,
         }
     }
     let dialog_opened = ran.opened_dialog();
@@ -98,8 +139,8 @@ pub(super) async fn run(
     if !changes || dialog_opened {
         return Ok(Ok(ran));
     }
-    match clearance {
-        Clearance::Approved(approval) => {
+    match ran.approved.clone() {
+        Some(approval) => {
             tracing::debug!("ran under {approval}");
             // Re-armed in the same call that says what the action sent, so
             // that a page's timer cannot post later under this one yes.
@@ -110,14 +151,14 @@ pub(super) async fn run(
                     return Ok(Ok(ran));
                 }
             };
+            record_released(cx, state, &taken, &approval);
             if ran.failure.is_none() {
-                state.approved.push(approval.clone());
+                state.approved.push(approval);
             }
-            record_released(cx, state, &taken, approval);
             ran.stopped = taken.stopped;
             ran.held = taken.held;
         }
-        Clearance::Unapproved(_) => {
+        None => {
             let taken = take(cx, state).await?;
             ran.stopped = taken.stopped;
             ran.held = taken.held;
@@ -126,19 +167,97 @@ pub(super) async fn run(
     Ok(Ok(ran))
 }
 
+/// How an action's call went while it was watched.
+enum Watched {
+    /// It ended (the guard held nothing meanwhile, or not in time).
+    Ended(Box<Result<ToolOutput, BrowserError>>),
+    /// The guard holds these while the call still waits.
+    Held(Vec<HeldRequest>),
+}
+
+/// Runs the action's `call` with a watch beside it: whichever comes first,
+/// the call's end or a request held. A watch that fails or sees nothing in
+/// time leaves the call to end as it would have (its requests are taken
+/// after, as ever). A watch dropped unread loses nothing: it takes nothing.
+async fn watch_beside(browser: &Browser, guard: &NetworkGuard, call: &mut InFlight<'_>) -> Watched {
+    let watch = guard.watch(browser, WATCH_MS);
+    tokio::pin!(watch);
+    tokio::select! {
+        biased;
+        called = call.as_mut() => Watched::Ended(Box::new(called)),
+        watched = &mut watch => match watched {
+            Ok(held) if !held.is_empty() => Watched::Held(held),
+            Ok(_) => Watched::Ended(Box::new(call.as_mut().await)),
+            Err(e) => {
+                tracing::debug!("the watch beside the action failed: {e}");
+                Watched::Ended(Box::new(call.as_mut().await))
+            }
+        },
+    }
+}
+
+/// An action's call's end, into `ran`: its output, or why the browser could
+/// not do it. A lost connection or a timeout ends the run.
+fn land(ran: &mut Ran<'_>, called: Result<ToolOutput, BrowserError>) -> Result<(), Error> {
+    match called {
+        Ok(output) => ran.output = Some(output),
+        Err(e) if e.class() == ErrorClass::Failure => ran.failure = Some(e),
+        Err(e) => return Err(e.into()),
+    }
+    Ok(())
+}
+
+/// Waits for the action's call left in flight by [`run`] (it ends once its
+/// held requests are answered) and takes what the guard saw since the
+/// answer: what the action sent after it, to be asked about like any
+/// follow-up. Nothing to do when no call is in flight.
+pub(super) async fn finish(
+    cx: &mut Ctx<'_>,
+    state: &mut State,
+    ran: &mut Ran<'_>,
+) -> Result<Taken, Error> {
+    if !wait_in_flight(cx, state, ran).await? {
+        return Ok(Taken::default());
+    }
+    if ran.opened_dialog() {
+        // Nothing can be asked of the guard until the dialog is answered;
+        // the answer's own turn takes what the action left.
+        return Ok(Taken::default());
+    }
+    take(cx, state).await
+}
+
+/// Waits for the action's call left in flight, if any (`true` then), so
+/// that no call of the host's overlaps its end; what it sent after is left
+/// to the guard's next take.
+pub(super) async fn wait_in_flight(
+    cx: &mut Ctx<'_>,
+    state: &mut State,
+    ran: &mut Ran<'_>,
+) -> Result<bool, Error> {
+    let Some(call) = ran.in_flight.take() else {
+        return Ok(false);
+    };
+    let called = timed(&mut cx.clocks.browser, call).await;
+    state.in_flight = false;
+    land(ran, called)?;
+    Ok(true)
+}
+
 /// The person said yes to the requests `held`, which an unapproved action
 /// sent: in one guard call the guard is re-armed, each of them continues
 /// (recorded as released by `approval`: the evidence a cancellation needs)
 /// and the page they lead to loads. What else the page sent meanwhile is
 /// returned: held requests the yes did not cover (to be asked about) and
-/// stopped ones. `Ok(Err(why))` when the guard could not say: the run ends,
-/// for it may be open.
+/// stopped ones, with the yes, spent. `Ok(Err(why))` when the guard could
+/// not say: the run ends, for it may be open.
 pub(super) async fn release(
     cx: &mut Ctx<'_>,
     state: &mut State,
     held: &[HeldRequest],
-    approval: &Approval,
-) -> Result<Result<Taken, String>, Error> {
+    approval: Approval,
+) -> Result<Result<(Taken, Spent), String>, Error> {
+    let approval = approval.spend();
     let ids: Vec<u64> = held.iter().map(|h| h.id).collect();
     let settled = settle(cx, state, &ids, true).await?;
     let taken = match settled {
@@ -155,9 +274,9 @@ pub(super) async fn release(
         });
     }
     emit_released(cx, state, before);
-    record_released(cx, state, &taken, approval);
+    record_released(cx, state, &taken, &approval);
     state.approved.push(approval.clone());
-    Ok(Ok(taken))
+    Ok(Ok((taken, approval)))
 }
 
 /// The person did not say yes: every request `held` is aborted (and the
@@ -186,11 +305,13 @@ async fn settle(
         return Ok(Ok(Taken::default()));
     };
     let started = Instant::now();
-    let settled = timed(
-        &mut cx.clocks.browser,
-        guard.settle(cx.browser, ids, allow, guard::INITIAL_MODE),
-    )
-    .await;
+    let settled = if state.in_flight {
+        let settling = guard.settle_beside(cx.browser, ids, allow, guard::INITIAL_MODE);
+        timed(&mut cx.clocks.browser, settling).await
+    } else {
+        let settling = guard.settle(cx.browser, ids, allow, guard::INITIAL_MODE);
+        timed(&mut cx.clocks.browser, settling).await
+    };
     cx.clocks.safety += started.elapsed();
     match settled {
         Ok(taken) => Ok(Ok(taken)),
@@ -224,7 +345,7 @@ async fn take_and_set(
 }
 
 /// Puts what an approved action released into the run's evidence.
-fn record_released(cx: &mut Ctx<'_>, state: &mut State, taken: &Taken, approval: &Approval) {
+fn record_released(cx: &mut Ctx<'_>, state: &mut State, taken: &Taken, approval: &Spent) {
     let before = state.released.len();
     for request in &taken.released {
         state.released.push(Released {
@@ -269,7 +390,7 @@ pub(super) async fn settle_dialogs(
     cx: &mut Ctx<'_>,
     state: &mut State,
     output: Option<&ToolOutput>,
-    approval: Option<&Approval>,
+    approval: Option<&Spent>,
 ) -> Result<Option<OpenDialog>, Error> {
     let Some(output) = output else {
         return Ok(state.dialog.clone());
@@ -349,6 +470,7 @@ async fn take(cx: &mut Ctx<'_>, state: &State) -> Result<Taken, Error> {
                 why: format!("requests the guard could not report ({e})"),
                 navigation: false,
                 body: String::new(),
+                held_at_ms: 0,
             }],
             ..Taken::default()
         }),

@@ -5,7 +5,7 @@
 
 use std::time::{Duration, Instant};
 
-use super::approval::Approval;
+use super::approval::Spent;
 use super::result::{TimeSplit, Tokens};
 use crate::browser::guard::NetworkGuard;
 use crate::llm::Message;
@@ -60,7 +60,7 @@ pub(super) struct State {
     pub(super) auth_pauses: u32,
     /// The approved actions that ran: the only way this run can have
     /// committed anything.
-    pub(super) approved: Vec<Approval>,
+    pub(super) approved: Vec<Spent>,
     /// The state-changing requests a yes let through, each with the yes:
     /// the evidence a verified cancellation needs.
     pub(super) released: Vec<Released>,
@@ -73,6 +73,10 @@ pub(super) struct State {
     pub(super) refused_claims: u32,
     /// The network guard, once installed (not under `--no-checkpoint`).
     pub(super) guard: Option<NetworkGuard>,
+    /// An action's call is still in flight, waiting on a request the guard
+    /// holds, while its person is asked: the guard's calls and the
+    /// question's picture go beside it (`Browser::call_beside`).
+    pub(super) in_flight: bool,
     /// The path remembered from a run that worked, if any.
     pub(super) remembered: Option<crate::memory::Remembered>,
     /// That path being replayed, until it hands over.
@@ -122,7 +126,7 @@ pub(super) struct OpenDialog {
     /// (the dialog was "opened by a commit"): the site's own
     /// "are you sure?" to a cancellation the person said yes to may be
     /// answered under that yes (`pipeline::covered_dialog`).
-    pub(super) opened_under: Option<super::approval::Approval>,
+    pub(super) opened_under: Option<Spent>,
 }
 
 impl State {
@@ -140,6 +144,7 @@ impl State {
             commit_page: None,
             refused_claims: 0,
             guard: None,
+            in_flight: false,
             remembered: None,
             replay: None,
             path: Vec::new(),

@@ -1,15 +1,23 @@
 //! [`Browser`]: one Playwright MCP server and the rmcp session with it.
 //!
 //! Calls go strictly one at a time (the server corrupts its state when two
-//! overlap), each under a timeout. A dropped connection is re-established
-//! once per session; the interrupted call is repeated only when repeating it
-//! cannot do anything twice (navigate, snapshot, read-only tools).
+//! actions overlap), each under a timeout. A dropped connection is
+//! re-established once per session; the interrupted call is repeated only
+//! when repeating it cannot do anything twice (navigate, snapshot,
+//! read-only tools).
+//!
+//! One lane runs beside them ([`Browser::call_beside`]): the network
+//! guard's own calls while an action's call is still in flight — the
+//! question for a request it holds is asked while Playwright MCP waits for
+//! that request, and the answer released, without waiting up to 5 s for the
+//! action to give up. Those calls only read and set the guard's state and
+//! take a picture; they never reconnect.
 
 use std::path::{Path, PathBuf};
 use std::time::Instant;
 
 use rmcp::model::{CallToolRequestParams, CallToolResult};
-use rmcp::service::RunningService;
+use rmcp::service::{Peer, RunningService};
 use rmcp::{RoleClient, ServiceError, ServiceExt};
 use serde_json::Value;
 
@@ -57,6 +65,9 @@ struct Session {
 /// A running Playwright MCP server with its browser.
 pub struct Browser {
     session: tokio::sync::Mutex<Session>,
+    /// The live connection's peer, for [`Browser::call_beside`]: taken
+    /// without waiting for the call in flight, which holds `session`.
+    beside: std::sync::Mutex<Option<Peer<RoleClient>>>,
     tools: Vec<ToolSchema>,
     read_only: Vec<String>,
     opts: BrowserOptions,
@@ -115,7 +126,9 @@ impl Browser {
             .filter(|t| REPEATABLE_TOOLS.contains(&t.schema.name.as_str()) || t.read_only)
             .map(|t| t.schema.name.clone())
             .collect();
+        let peer = conn.service.peer().clone();
         Ok(Browser {
+            beside: std::sync::Mutex::new(Some(peer)),
             session: tokio::sync::Mutex::new(Session {
                 conn: Some(conn),
                 reconnects_left: RECONNECTS,
@@ -149,6 +162,75 @@ impl Browser {
     pub async fn call(&self, name: &str, args: Value) -> Result<ToolOutput, BrowserError> {
         let text = self.call_text(name, args).await?;
         Ok(parse_result(&text, Some(&self.plan.cwd)))
+    }
+
+    /// Calls one tool beside the call in flight, on the same connection,
+    /// without waiting for it: for the guard's calls and a picture while an
+    /// action waits on a request the guard holds. Never reconnects (a lost
+    /// connection is the main lane's to re-establish); an `isError` result
+    /// is [`BrowserError::Tool`].
+    pub async fn call_beside(&self, name: &str, args: Value) -> Result<ToolOutput, BrowserError> {
+        let peer = self
+            .beside
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+            .clone();
+        let Some(peer) = peer else {
+            return Err(BrowserError::ConnectionLost {
+                tool: name.to_owned(),
+                detail: "no connection".to_owned(),
+                reconnected: false,
+            });
+        };
+        let mut params = CallToolRequestParams::new(name.to_owned());
+        match args {
+            Value::Object(map) => params = params.with_arguments(map),
+            Value::Null => {}
+            other => {
+                return Err(BrowserError::BadArguments {
+                    tool: name.to_owned(),
+                    got: other.to_string(),
+                });
+            }
+        }
+        let result =
+            match tokio::time::timeout(self.opts.call_timeout, peer.call_tool(params)).await {
+                Err(_) => {
+                    return Err(BrowserError::Timeout {
+                        tool: name.to_owned(),
+                        after: self.opts.call_timeout,
+                    });
+                }
+                Ok(Err(e @ (ServiceError::TransportClosed | ServiceError::TransportSend(_)))) => {
+                    return Err(BrowserError::ConnectionLost {
+                        tool: name.to_owned(),
+                        detail: e.to_string(),
+                        reconnected: false,
+                    });
+                }
+                Ok(Err(e)) => {
+                    return Err(BrowserError::Tool {
+                        tool: name.to_owned(),
+                        message: e.to_string(),
+                    });
+                }
+                Ok(Ok(result)) => result,
+            };
+        let text = result_text(&result);
+        if result.is_error == Some(true) {
+            return Err(BrowserError::Tool {
+                tool: name.to_owned(),
+                message: text,
+            });
+        }
+        Ok(parse_result(&text, Some(&self.plan.cwd)))
+    }
+
+    fn set_beside(&self, peer: Option<Peer<RoleClient>>) {
+        *self
+            .beside
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner) = peer;
     }
 
     /// `browser_navigate`.
@@ -199,14 +281,31 @@ impl Browser {
     /// Saves a PNG of the viewport at `path` (relative paths are relative to
     /// the output directory) and returns where it is.
     pub async fn screenshot(&self, path: &Path) -> Result<PathBuf, BrowserError> {
+        self.screenshot_on(path, false).await
+    }
+
+    /// [`Browser::screenshot`] beside the call in flight
+    /// ([`Browser::call_beside`]): the picture a question shows while the
+    /// action that sent the request in question still waits.
+    pub async fn screenshot_beside(&self, path: &Path) -> Result<PathBuf, BrowserError> {
+        self.screenshot_on(path, true).await
+    }
+
+    async fn screenshot_on(&self, path: &Path, beside: bool) -> Result<PathBuf, BrowserError> {
         let dest = if path.is_absolute() {
             path.to_path_buf()
         } else {
             self.plan.cwd.join(path)
         };
         let args = serde_json::json!({ "type": "png", "scale": "css" });
-        self.save_file(mcp::TAKE_SCREENSHOT, args, ("png", PNG_MAGIC), &dest)
-            .await?;
+        self.save_file(
+            mcp::TAKE_SCREENSHOT,
+            args,
+            ("png", PNG_MAGIC),
+            &dest,
+            beside,
+        )
+        .await?;
         Ok(dest)
     }
 
@@ -218,6 +317,7 @@ impl Browser {
             serde_json::json!({}),
             ("pdf", b"%PDF-"),
             dest,
+            false,
         )
         .await
     }
@@ -231,8 +331,13 @@ impl Browser {
         args: serde_json::Value,
         (extension, magic): (&str, &[u8]),
         dest: &Path,
+        beside: bool,
     ) -> Result<(), BrowserError> {
-        let output = self.call(tool, args).await?;
+        let output = if beside {
+            self.call_beside(tool, args).await?
+        } else {
+            self.call(tool, args).await?
+        };
         let fault = |message: String| BrowserError::Tool {
             tool: tool.to_owned(),
             message,
@@ -288,6 +393,7 @@ impl Browser {
             session.reconnects_left = 0;
             session.conn.take()
         };
+        self.set_beside(None);
         if let Some(conn) = conn {
             close_connection(conn, true).await;
         }
@@ -445,6 +551,7 @@ impl Browser {
         session.reconnects_left -= 1;
         tracing::warn!(tool, %detail, "connection to Playwright MCP lost; reconnecting");
         let (conn, _) = connect(&self.plan).await?;
+        self.set_beside(Some(conn.service.peer().clone()));
         session.conn = Some(conn);
         Ok(())
     }

@@ -356,7 +356,7 @@ async (page) => {
       ctx.on('requestfailed', seen);
     }).then(() => (top ? page.waitForLoadState('load').catch(() => {}) : undefined));
     const decided = new Promise((resolve) => g.waiting.set(id, { resolve, settled }));
-    g.held.push({ ...entry, id, why: verdict[1], body: summary(request), action: g.mode.action || '' });
+    keepHeld(g, { ...entry, id, why: verdict[1], body: summary(request), action: g.mode.action || '' });
     if (await decided) {
       // A page load let go from a page that commits is a read: its
       // redirects are judged still.
@@ -364,6 +364,14 @@ async (page) => {
       return go();
     }
     return fail();
+  };
+  // A request held: kept for the host, and every call watching for one
+  // (`watch.js`, beside the action's call) woken at once, so the person is
+  // asked while the action still waits on it. When it was held is sent
+  // too: the host measures how soon the question followed.
+  const keepHeld = (g, entry) => {
+    g.held.push({ ...entry, at: Date.now() });
+    for (const wake of (g.watchers || []).splice(0)) wake();
   };
   // Requests let go, whose redirects are their answers (bounded: only the
   // latest are kept).
@@ -389,7 +397,7 @@ async (page) => {
   let g = ctx[KEY];
   const fresh = !g;
   if (!g) {
-    g = { mode: OP.mode, rules: compile(RULES), stopped: [], held: [], released: [], dropped: 0, next: 1, waiting: new Map(), settling: false, answered: new Set() };
+    g = { mode: OP.mode, rules: compile(RULES), stopped: [], held: [], released: [], dropped: 0, next: 1, waiting: new Map(), settling: false, answered: new Set(), watchers: [] };
     // Every URL, whatever its scheme: a glob could miss one.
     g.matcher = () => true;
     g.handler = async (route) => {
@@ -426,7 +434,7 @@ async (page) => {
           if (request.isNavigationRequest()) await page.waitForLoadState('load').catch(() => {});
         };
         const decided = new Promise((resolve) => g.waiting.set(id, { resolve, settled }));
-        g.held.push({ ...what, id, why, body, action: g.mode.action || '' });
+        keepHeld(g, { ...what, id, why, body, action: g.mode.action || '' });
         return decided;
       };
       // Redirects, hop by hop. The route is called for the first URL of a
@@ -541,7 +549,7 @@ async (page) => {
           if (g.held.length >= KEEP) { g.dropped += 1; return undefined; }
           const id = g.next++;
           const decided = new Promise((resolve) => g.waiting.set(id, { resolve, settled: null }));
-          g.held.push({ ...entry, id, why: verdict[1], body: summary(request), action: g.mode.action || '' });
+          keepHeld(g, { ...entry, id, why: verdict[1], body: summary(request), action: g.mode.action || '' });
           if (await decided) send();
           return undefined;
         }).catch(() => {});
@@ -563,7 +571,20 @@ async (page) => {
     await ctx.route(g.matcher, g.handler);
   }
 
-  if (OP.op === 'install' || OP.op === 'mode' || OP.op === 'rearm' || OP.op === 'settle') g.mode = OP.mode;
+  if (OP.op === 'install' || OP.op === 'mode' || OP.op === 'rearm' || OP.op === 'settle') {
+    clearTimeout(g.expiry);
+    g.mode = OP.mode;
+    // An approved mode lasts as long as one action's call can: should the
+    // call that re-arms never come (the host lost the server, or died), the
+    // guard closes itself, holding navigations too, as on a page that
+    // commits.
+    if (OP.mode.approved) {
+      const opened = g.mode;
+      g.expiry = setTimeout(() => {
+        if (g.mode === opened) g.mode = { approved: false, action: '', navs: true, step: null };
+      }, OP.mode.for_ms);
+    }
+  }
   if (OP.op === 'install') { g.stopped = []; g.held = []; g.released = []; g.dropped = 0; }
   if (OP.op === 'settle') {
     // The person answered the held requests `ids`: each released (or
@@ -593,6 +614,9 @@ async (page) => {
     } finally {
       g.settling = false;
     }
+    // Asked about while the action that sent them still ran (`watch.js`),
+    // they were never taken: answered now, they are no news.
+    g.held = g.held.filter((h) => !OP.ids.includes(h.id));
   }
   if (OP.op === 'take' || OP.op === 'rearm' || OP.op === 'settle') {
     const answer = { fresh, layer: g.cdp ? 'devtools' : 'route', stopped: g.stopped, held: g.held, released: g.released, dropped: g.dropped };

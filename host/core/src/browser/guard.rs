@@ -88,6 +88,13 @@ pub const RELEASE_WAIT_MS: u64 = 10_000;
 /// window, so it is asked about before the host looks again.
 pub const RELEASE_GRACE_MS: u64 = 300;
 
+/// How long an approved mode lasts in the browser, in milliseconds, if
+/// the call that re-arms the guard never comes: the longest an action's
+/// call may take ([`super::CALL_TIMEOUT`]) and a margin. Then the guard
+/// closes itself (`guard.js`): a lost server or a dead host cannot leave it
+/// open.
+pub const APPROVED_FOR_MS: u64 = 50_000;
+
 /// The mode the guard starts in: unapproved, navigations allowed.
 pub const INITIAL_MODE: GuardMode = GuardMode::Guarded {
     hold_navigations: false,
@@ -101,6 +108,10 @@ pub const ANSWER_MARK: &str = "subterminator-guard-answer:";
 /// The route and its state, a function of `page`; placeholders filled by
 /// [`code`].
 const GUARD_JS: &str = include_str!("guard.js");
+
+/// What [`NetworkGuard::watch`] runs beside an action's call: short, for it
+/// runs once per action that may change something.
+const WATCH_JS: &str = include_str!("watch.js");
 
 /// What the guard knows of the service.
 #[derive(Debug, Clone, Default)]
@@ -190,6 +201,11 @@ pub struct HeldRequest {
     pub navigation: bool,
     /// At most [`MAX_BODY_CHARS`] of its body, secrets masked.
     pub body: String,
+    /// When the guard held it, in milliseconds since the Unix epoch, by the
+    /// clock of the machine the browser runs on (the safety bench measures
+    /// how soon the question followed); 0 when unknown.
+    #[serde(default)]
+    pub held_at_ms: u64,
 }
 
 /// A state-changing request an approved action sent: the evidence that a
@@ -313,17 +329,70 @@ impl NetworkGuard {
         allow: bool,
         mode: GuardMode,
     ) -> Result<Taken, BrowserError> {
+        self.settle_on(browser, ids, allow, mode, Lane::Main).await
+    }
+
+    async fn settle_on(
+        &self,
+        browser: &Browser,
+        ids: &[u64],
+        allow: bool,
+        mode: GuardMode,
+        lane: Lane,
+    ) -> Result<Taken, BrowserError> {
         self.remember(None);
         let op = Op::Settle {
             ids: ids.to_vec(),
             allow,
         };
-        let taken = self.run(browser, op, mode).await?;
+        let taken = self.run_on(browser, op, mode, lane).await?;
         self.remember(Some(mode));
         if taken.fresh {
             return Err(reinstalled(mode));
         }
         Ok(taken)
+    }
+
+    /// Beside the call of an action still in flight
+    /// ([`Browser::call_beside`]): waits at most `wait_ms` for the guard to
+    /// hold a request and returns what it holds then (nothing when the wait
+    /// ran out, or when the guard is missing: its next call reinstalls it
+    /// and says so). Forgets nothing: what is held stays for
+    /// [`NetworkGuard::settle`] or [`NetworkGuard::take`], so an answer
+    /// never read loses nothing.
+    pub async fn watch(
+        &self,
+        browser: &Browser,
+        wait_ms: u64,
+    ) -> Result<Vec<HeldRequest>, BrowserError> {
+        let code = WATCH_JS
+            .replace("/*WAIT_MS*/0", &wait_ms.to_string())
+            .replace("/*MARK*/''", &json!(ANSWER_MARK).to_string());
+        let answer = match browser.call_beside(RUN_CODE, json!({ "code": code })).await {
+            Ok(output) => output.result,
+            Err(BrowserError::Tool { message, .. }) if message.contains(ANSWER_MARK) => {
+                Some(message)
+            }
+            Err(e) => return Err(e),
+        };
+        let taken = parse_taken(answer.as_deref()).map_err(|message| BrowserError::Tool {
+            tool: RUN_CODE.to_owned(),
+            message,
+        })?;
+        Ok(if taken.fresh { Vec::new() } else { taken.held })
+    }
+
+    /// [`NetworkGuard::settle`] beside the call of the action that sent
+    /// `ids`, which still waits on them: the answer goes at once.
+    pub async fn settle_beside(
+        &self,
+        browser: &Browser,
+        ids: &[u64],
+        allow: bool,
+        mode: GuardMode,
+    ) -> Result<Taken, BrowserError> {
+        self.settle_on(browser, ids, allow, mode, Lane::Beside)
+            .await
     }
 
     /// Replaces the rules from the next call on: a run with no plugin whose
@@ -341,14 +410,26 @@ impl NetworkGuard {
     }
 
     async fn run(&self, browser: &Browser, op: Op, mode: GuardMode) -> Result<Taken, BrowserError> {
+        self.run_on(browser, op, mode, Lane::Main).await
+    }
+
+    async fn run_on(
+        &self,
+        browser: &Browser,
+        op: Op,
+        mode: GuardMode,
+        lane: Lane,
+    ) -> Result<Taken, BrowserError> {
         // A shared copy: every guard call sends the rules, and they change
         // only when a person lets a run onto another site.
         let rules =
             std::sync::Arc::clone(&self.rules.lock().unwrap_or_else(PoisonError::into_inner));
-        let answer = match browser
-            .call(RUN_CODE, json!({ "code": code(&rules, &op, mode) }))
-            .await
-        {
+        let args = json!({ "code": code(&rules, &op, mode) });
+        let called = match lane {
+            Lane::Main => browser.call(RUN_CODE, args).await,
+            Lane::Beside => browser.call_beside(RUN_CODE, args).await,
+        };
+        let answer = match called {
             Ok(output) => output.result,
             Err(BrowserError::Tool { message, .. }) if message.contains(ANSWER_MARK) => {
                 Some(message)
@@ -373,6 +454,15 @@ fn reinstalled(mode: GuardMode) -> BrowserError {
              reinstalled in mode {mode:?}; requests before this call were not guarded"
         ),
     }
+}
+
+/// Which of the browser's lanes a guard call takes.
+#[derive(Debug, Clone, Copy)]
+enum Lane {
+    /// After the action's call, as every call.
+    Main,
+    /// While the action's call is in flight ([`Browser::call_beside`]).
+    Beside,
 }
 
 /// What a call of the script does after making sure the guard is there.
@@ -412,10 +502,25 @@ pub fn take_code(rules: &GuardRules, mode: GuardMode) -> String {
     code(&wire_rules(rules), &Op::Take, mode)
 }
 
+/// The code that puts an approved mode in force that closes itself after
+/// `for_ms` (in place of [`APPROVED_FOR_MS`]), for the test that the guard
+/// does.
+pub fn approved_code_lasting(rules: &GuardRules, turn: u32, for_ms: u64) -> String {
+    let mode = GuardMode::Approved {
+        turn,
+        commits: false,
+    };
+    code_lasting(&wire_rules(rules), &Op::Mode, mode, for_ms)
+}
+
 fn code(rules: &str, op: &Op, mode: GuardMode) -> String {
+    code_lasting(rules, op, mode, APPROVED_FOR_MS)
+}
+
+fn code_lasting(rules: &str, op: &Op, mode: GuardMode, approved_for_ms: u64) -> String {
     let mode = match mode {
         GuardMode::Approved { turn, commits } => {
-            json!({ "approved": true, "commits": commits, "action": format!("turn {turn}"), "navs": false, "step": null })
+            json!({ "approved": true, "commits": commits, "action": format!("turn {turn}"), "navs": false, "step": null, "for_ms": approved_for_ms })
         }
         GuardMode::Guarded {
             hold_navigations,
@@ -595,6 +700,8 @@ pub fn parse_taken(result: Option<&str>) -> Result<Taken, String> {
         navigation: bool,
         #[serde(default)]
         body: String,
+        #[serde(default)]
+        at: f64,
     }
     let text = result.unwrap_or_default();
     let text = match text.split_once(ANSWER_MARK) {
@@ -632,6 +739,12 @@ pub fn parse_taken(result: Option<&str>) -> Result<Taken, String> {
                 why: h.why,
                 navigation: h.navigation,
                 body: crate::text::truncate(&h.body, MAX_BODY_CHARS, "…").into_owned(),
+                // A count of milliseconds; a hostile value only skews a figure.
+                held_at_ms: if h.at.is_finite() && h.at > 0.0 {
+                    h.at as u64
+                } else {
+                    0
+                },
             })
             .collect(),
         released: wire
@@ -706,7 +819,8 @@ mod tests {
     fn results_table() {
         let full = r#"{"fresh":false,
             "stopped":[{"method":"POST","url":"http://elsewhere.test/x","why":"a POST request to another site","navigation":false}],
-            "held":[{"id":4,"method":"POST","url":"http://127.0.0.1:1/commit.html","why":"a form submission to the service","navigation":true,"body":"end=now"}],
+            "held":[{"id":4,"method":"POST","url":"http://127.0.0.1:1/commit.html","why":"a form submission to the service","navigation":true,"body":"end=now","at":1764370000123},
+                {"id":5,"method":"POST","url":"http://127.0.0.1:1/x","at":-5}],
             "released":[{"method":"POST","url":"http://127.0.0.1:1/finish","navigation":true}],
             "dropped":3}"#;
         let taken = parse_taken(Some(full)).unwrap();
@@ -722,8 +836,11 @@ mod tests {
                 why: "a form submission to the service".into(),
                 navigation: true,
                 body: "end=now".into(),
+                held_at_ms: 1_764_370_000_123,
             }
         );
+        // A time that cannot be one is no time.
+        assert_eq!(taken.held[1].held_at_ms, 0);
         assert_eq!(taken.released[0].url, "http://127.0.0.1:1/finish");
         assert_eq!(
             parse_taken(Some(" {\"fresh\":true}\n")).unwrap(),
