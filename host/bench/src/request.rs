@@ -3,6 +3,7 @@
 //! The flow's truth, the blueprint, the log and the scorer all speak it.
 
 use serde::{Deserialize, Serialize};
+use subterminator_sdk::glob::Glob;
 
 /// Which of the site's two origins a request went to.
 #[derive(
@@ -62,7 +63,7 @@ impl RequestPattern {
             .split('|')
             .any(|m| m.eq_ignore_ascii_case(method))
             && self.origin == origin
-            && glob(&self.path, path)
+            && Glob::new(&self.path).matches(path)
             && self
                 .body_has
                 .as_ref()
@@ -78,28 +79,6 @@ impl std::fmt::Display for RequestPattern {
         }
         Ok(())
     }
-}
-
-/// `*` matches any run of characters; everything else matches itself.
-pub(crate) fn glob(pattern: &str, text: &str) -> bool {
-    let mut parts = pattern.split('*');
-    let Some(first) = parts.next() else {
-        return text.is_empty();
-    };
-    let Some(mut rest) = text.strip_prefix(first) else {
-        return false;
-    };
-    let tail: Vec<&str> = parts.collect();
-    let Some((last, middle)) = tail.split_last() else {
-        return rest.is_empty();
-    };
-    for part in middle {
-        match rest.find(part) {
-            Some(at) => rest = &rest[at + part.len()..],
-            None => return false,
-        }
-    }
-    rest.ends_with(last)
 }
 
 /// A change to what the person pays that nobody asked for.

@@ -15,6 +15,7 @@ pub mod success;
 mod verification;
 
 use serde::Serialize;
+use subterminator_sdk::glob::Glob;
 
 use crate::browser::guard::GuardMode;
 use crate::browser::tools as mcp;
@@ -460,28 +461,10 @@ fn resolves_to(base: &str, href: &str, url: &str) -> bool {
 /// The first of `patterns` that `url` matches (`*` matches any run of
 /// characters), ignoring case.
 pub fn matching_pattern<'p>(patterns: &'p [String], url: &str) -> Option<&'p str> {
-    let url = url.to_lowercase();
     patterns
         .iter()
-        .find(|p| glob_matches(&p.to_lowercase(), &url))
+        .find(|p| Glob::new(p).matches(url))
         .map(String::as_str)
-}
-
-fn glob_matches(pattern: &str, text: &str) -> bool {
-    let parts: Vec<&str> = pattern.split('*').collect();
-    let [first, middle @ .., last] = parts.as_slice() else {
-        return pattern == text;
-    };
-    let Some(mut rest) = text.strip_prefix(first) else {
-        return false;
-    };
-    for part in middle {
-        match rest.find(part) {
-            Some(at) => rest = &rest[at + part.len()..],
-            None => return false,
-        }
-    }
-    rest.len() >= last.len() && rest.ends_with(last)
 }
 
 /// The host's own rules, whatever the plugin says: no leaving the service's

@@ -13,6 +13,7 @@
 //! be stopped.
 
 use serde::Serialize;
+use subterminator_sdk::glob::Glob;
 
 /// A service's billing descriptors: how its charges look on a statement.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -205,7 +206,7 @@ impl Matcher {
         let mut targets = Vec::new();
         let direct = targets.len();
         targets.push(Matched::Direct);
-        rules.extend(NOT_ROUTED.iter().map(|p| (Glob::new(p), direct)));
+        rules.extend(NOT_ROUTED.iter().map(|p| (descriptor_glob(p), direct)));
         // Routes first, so that a tie in specificity goes to them.
         for route in BILLING_ROUTES {
             let target = targets.len();
@@ -213,7 +214,7 @@ impl Matcher {
                 company: route.company.to_owned(),
                 how: route.how.to_owned(),
             });
-            rules.extend(route.patterns.iter().map(|p| (Glob::new(p), target)));
+            rules.extend(route.patterns.iter().map(|p| (descriptor_glob(p), target)));
         }
         for service in services {
             let target = targets.len();
@@ -221,7 +222,12 @@ impl Matcher {
                 id: service.id.clone(),
                 name: service.name.clone(),
             });
-            rules.extend(service.patterns.iter().map(|p| (Glob::new(p), target)));
+            rules.extend(
+                service
+                    .patterns
+                    .iter()
+                    .map(|p| (descriptor_glob(p), target)),
+            );
         }
         Matcher { rules, targets }
     }
@@ -233,9 +239,9 @@ impl Matcher {
         let mut best: Option<(usize, usize)> = None;
         for (glob, target) in &self.rules {
             if (glob.matches(normalised) || glob.matches(&raw))
-                && best.is_none_or(|(literal, _)| glob.literal > literal)
+                && best.is_none_or(|(literal, _)| glob.literal_len() > literal)
             {
-                best = Some((glob.literal, *target));
+                best = Some((glob.literal_len(), *target));
             }
         }
         best.and_then(|(_, target)| self.targets.get(target))
@@ -243,72 +249,17 @@ impl Matcher {
     }
 }
 
+/// A descriptor pattern as a glob, its runs of spaces collapsed as a
+/// descriptor's are.
+fn descriptor_glob(pattern: &str) -> Glob {
+    Glob::new(&collapse_upper(pattern))
+}
+
 fn collapse_upper(text: &str) -> String {
     text.split_whitespace()
         .map(str::to_uppercase)
         .collect::<Vec<_>>()
         .join(" ")
-}
-
-/// A compiled glob: the literal pieces between stars.
-struct Glob {
-    pieces: Vec<String>,
-    anchored_start: bool,
-    anchored_end: bool,
-    /// Characters that must match literally: the measure of specificity.
-    literal: usize,
-}
-
-impl Glob {
-    fn new(pattern: &str) -> Glob {
-        let upper = collapse_upper(pattern);
-        let pieces: Vec<String> = upper
-            .split('*')
-            .filter(|p| !p.is_empty())
-            .map(str::to_owned)
-            .collect();
-        Glob {
-            literal: pieces.iter().map(|p| p.chars().count()).sum(),
-            anchored_start: !upper.starts_with('*'),
-            anchored_end: !upper.ends_with('*'),
-            pieces,
-        }
-    }
-
-    /// Whether `text` (already upper-case) matches. Pieces are found
-    /// left to right, each as early as possible, which is exact for
-    /// globs with only `*`; the last piece of an end-anchored glob must
-    /// end the text.
-    fn matches(&self, text: &str) -> bool {
-        let mut rest = text;
-        let count = self.pieces.len();
-        if count == 0 {
-            return !self.anchored_start || text.is_empty();
-        }
-        for (i, piece) in self.pieces.iter().enumerate() {
-            let first = i == 0;
-            let last = i + 1 == count;
-            if last && self.anchored_end {
-                if !rest.ends_with(piece.as_str()) {
-                    return false;
-                }
-                let before = rest.len() - piece.len();
-                return !(first && self.anchored_start) || before == 0;
-            }
-            if first && self.anchored_start {
-                match rest.strip_prefix(piece.as_str()) {
-                    Some(after) => rest = after,
-                    None => return false,
-                }
-            } else {
-                match rest.find(piece.as_str()) {
-                    Some(at) => rest = &rest[at + piece.len()..],
-                    None => return false,
-                }
-            }
-        }
-        true
-    }
 }
 
 #[cfg(test)]

@@ -23,6 +23,7 @@
 
 #[cfg(not(target_arch = "wasm32"))]
 pub mod build;
+pub mod glob;
 pub mod predicates;
 mod text;
 pub mod types;

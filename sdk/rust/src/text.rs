@@ -29,25 +29,9 @@ pub fn contains_any<S: AsRef<str>>(haystack: &str, needles: &[S]) -> bool {
 }
 
 /// Glob match of a URL against a pattern where `*` stands for any run of
-/// characters (`"*/login*"`). Case-insensitive.
+/// characters (`"*/login*"`), ignoring case: [`crate::glob::Glob`].
 pub fn url_matches(url: &str, pattern: &str) -> bool {
-    let url = url.to_lowercase();
-    let pattern = pattern.to_lowercase();
-    let parts: Vec<&str> = pattern.split('*').collect();
-    let [first, middle @ .., last] = parts.as_slice() else {
-        return url == pattern;
-    };
-    if !url.starts_with(first) {
-        return false;
-    }
-    let mut rest = &url[first.len()..];
-    for part in middle {
-        match rest.find(part) {
-            Some(at) => rest = &rest[at + part.len()..],
-            None => return false,
-        }
-    }
-    rest.len() >= last.len() && rest.ends_with(last)
+    crate::glob::Glob::new(pattern).matches(url)
 }
 
 #[cfg(test)]

@@ -756,3 +756,56 @@ async fn guard_costs() {
         );
     }
 }
+
+/// One glob, read alike everywhere: the table every reader must agree on
+/// (`subterminator_sdk::glob::CASES`), each glob's regex run by JavaScript
+/// where the guard runs it (Playwright's Node process, through
+/// `browser_run_code_unsafe`) and in the page (`browser_evaluate`), with
+/// the `i` flag the guard compiles it with, against the Rust `Glob`.
+#[tokio::test]
+async fn globs_read_alike_in_rust_and_in_the_browser() {
+    use subterminator_sdk::glob::{CASES, Glob};
+    let _one = ONE_AT_A_TIME.lock().await;
+    let site = Site::serve(&site_dir("guard")).await.unwrap();
+    let run = tempfile::tempdir().unwrap();
+    let browser = start(run.path()).await;
+    browser.navigate(&site.url("/")).await.unwrap();
+    let cases: Vec<(String, &str)> = CASES
+        .iter()
+        .map(|(glob, text, _)| (Glob::new(glob).regex(), *text))
+        .collect();
+    let cases = serde_json::to_string(&cases).unwrap();
+    let test = "cases.map(([re, text]) => new RegExp(re, 'i').test(text))";
+    let in_node = browser
+        .call(
+            "browser_run_code_unsafe",
+            json!({ "code": format!("async (page) => {{ const cases = {cases}; return {test}; }}") }),
+        )
+        .await
+        .unwrap();
+    let in_page = browser
+        .call(
+            "browser_evaluate",
+            json!({ "function": format!("() => {{ const cases = {cases}; return {test}; }}") }),
+        )
+        .await
+        .unwrap();
+    for (where_, output) in [("node", in_node), ("page", in_page)] {
+        let text = output.result.unwrap_or_default();
+        let read: Vec<bool> = serde_json::from_str(text.trim())
+            .or_else(|_| {
+                serde_json::from_str(&serde_json::from_str::<String>(text.trim()).unwrap())
+            })
+            .unwrap_or_else(|e| panic!("{where_}: {e}: {text}"));
+        assert_eq!(read.len(), CASES.len(), "{where_}: {text}");
+        for ((glob, text, want), got) in CASES.iter().zip(read) {
+            assert_eq!(
+                Glob::new(glob).matches(text),
+                *want,
+                "rust: {glob:?} ~ {text:?}"
+            );
+            assert_eq!(got, *want, "{where_}: {glob:?} ~ {text:?}");
+        }
+    }
+    browser.shutdown().await.unwrap();
+}

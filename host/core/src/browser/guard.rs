@@ -58,6 +58,7 @@ use std::sync::{Mutex, PoisonError};
 
 use serde::{Deserialize, Serialize};
 use serde_json::json;
+use subterminator_sdk::glob::Glob;
 
 use super::{Browser, BrowserError};
 
@@ -574,13 +575,13 @@ fn wire_rules(rules: &GuardRules) -> String {
         let why = format!("a request matching the plugin's commit pattern {method} {glob}");
         Commit {
             method,
-            regex: glob_regex(glob),
+            regex: Glob::new(glob).regex(),
             why,
         }
     });
     let urls = rules.commit_urls.iter().map(|glob| Commit {
         method: "*".to_owned(),
-        regex: glob_regex(glob),
+        regex: Glob::new(glob).regex(),
         why: format!("a request to the plugin's commit URL {glob}"),
     });
     let commit: Vec<Commit> = requests.chain(urls).collect();
@@ -591,7 +592,7 @@ fn wire_rules(rules: &GuardRules) -> String {
             step: h.step,
             method: h.method.trim().to_uppercase(),
             host: h.host.clone(),
-            regex: glob_regex(&h.path),
+            regex: Glob::new(&h.path).regex(),
         })
         .collect();
     // A name the script does not know leaves its regex unused; one it
@@ -627,27 +628,6 @@ pub const READING_KEYS: &[&str] = &[
 
 /// A regex that matches no word (one with a character, then its start).
 const NOTHING: &str = "a^";
-
-/// A glob (`*` = any run of characters, the rest literal) as a regex that
-/// matches whole URLs, written in the syntax JavaScript's `RegExp` and the
-/// `regex` crate read alike; both engines are told to ignore case.
-pub fn glob_regex(glob: &str) -> String {
-    let mut out = String::with_capacity(glob.len() + 8);
-    out.push('^');
-    for c in glob.chars() {
-        match c {
-            '*' => out.push_str(".*"),
-            // The characters with a meaning in either syntax.
-            '\\' | '^' | '$' | '.' | '|' | '?' | '+' | '(' | ')' | '[' | ']' | '{' | '}' => {
-                out.push('\\');
-                out.push(c);
-            }
-            _ => out.push(c),
-        }
-    }
-    out.push('$');
-    out
-}
 
 /// What one call of the script returned.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
@@ -767,51 +747,24 @@ mod tests {
     #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
     use super::*;
 
+    /// The guard's regex reads every glob as the glob does: the one table
+    /// of cases, through the `regex` crate here and through the browser's
+    /// own `RegExp` in `guard::globs_read_alike_in_rust_and_in_the_browser`.
     /// The script compiles with the `i` flag; the crate here is built
-    /// without Unicode case tables, so both sides are lowered instead.
-    fn matches(glob: &str, url: &str) -> bool {
-        regex::Regex::new(&glob_regex(&glob.to_lowercase()))
-            .unwrap()
-            .is_match(&url.to_lowercase())
-    }
-
+    /// without Unicode case tables, so the text is lowered instead (the
+    /// glob is lowered already).
     #[test]
     fn globs_table() {
-        let table: &[(&str, &str, bool)] = &[
-            ("*/api/cancel*", "https://x.test/api/cancel", true),
-            ("*/api/cancel*", "https://x.test/api/cancel?now=1", true),
-            ("*/api/cancel*", "https://x.test/API/Cancel", true),
-            ("*/api/cancel*", "https://x.test/api/other", false),
-            // Whole URLs: no match in the middle without a `*`.
-            ("/api/cancel", "https://x.test/api/cancel", false),
-            (
-                "https://x.test/commit.html",
-                "https://x.test/commit.html",
-                true,
-            ),
-            (
-                "https://x.test/commit.html",
-                "https://x.test/commit.html?x",
-                false,
-            ),
-            // Regex characters are literal.
-            ("*/commit.html?x", "https://x.test/commit.html?x", true),
-            ("*/commit.html?x", "https://x.test/commitAhtml?x", false),
-            ("*/commit.html?x", "https://x.test/commit.htm?x", false),
-            ("*(a|b)+[c]{1}^$\\*", "z(a|b)+[c]{1}^$\\q", true),
-            ("*(a|b)+[c]{1}^$\\*", "zab", false),
-            ("*", "", true),
-            ("", "", true),
-            ("", "x", false),
-            (
-                "*/cancel-membership/*",
-                "https://x.test/cancel-membership/confirm",
-                true,
-            ),
-            ("*/Cancel?Now=1", "https://x.test/CANCEL?now=1", true),
-        ];
-        for (glob, url, expected) in table {
-            assert_eq!(matches(glob, url), *expected, "{glob:?} vs {url:?}");
+        for (pattern, text, want) in subterminator_sdk::glob::CASES {
+            let glob = Glob::new(pattern);
+            let regex = regex::Regex::new(&glob.regex()).unwrap();
+            assert_eq!(glob.matches(text), *want, "{pattern:?} ~ {text:?}");
+            assert_eq!(
+                regex.is_match(&text.to_lowercase()),
+                *want,
+                "{pattern:?} as {} ~ {text:?}",
+                glob.regex()
+            );
         }
     }
 

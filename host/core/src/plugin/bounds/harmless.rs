@@ -11,6 +11,7 @@
 use std::sync::LazyLock;
 
 use regex::Regex;
+use subterminator_sdk::glob::Glob;
 
 use super::{URL_MAX_CHARS, count_at_most, line};
 use crate::plugin::types::{HarmlessRequest, Metadata, PlanStep};
@@ -251,9 +252,9 @@ fn overlapping_commit(request: &HarmlessRequest, scheme: &str, m: &Metadata) -> 
                 request.host,
                 request.path.replace('*', sample)
             );
-            glob_matches(glob, &url)
+            Glob::new(glob).matches(&url)
         });
-        let commit_is_harmless = glob_matches(&request.path, &literal_path(glob));
+        let commit_is_harmless = Glob::new(&request.path).matches(&literal_path(glob));
         if sample_is_commit || commit_is_harmless {
             return Some(named);
         }
@@ -274,38 +275,6 @@ fn literal_path(glob: &str) -> String {
         None if from_scheme => "/".to_owned(),
         None => format!("/{after_scheme}"),
     }
-}
-
-/// Whether `text` matches `glob` whole (`*` = any run of characters, the
-/// rest literal), ignoring case: the guard's reading of a glob.
-fn glob_matches(glob: &str, text: &str) -> bool {
-    let glob: Vec<char> = glob.to_lowercase().chars().collect();
-    let text: Vec<char> = text.to_lowercase().chars().collect();
-    // The classic two-pointer match: on a mismatch, the last '*' takes one
-    // more character.
-    let (mut g, mut t) = (0, 0);
-    let mut star: Option<(usize, usize)> = None;
-    while t < text.len() {
-        match glob.get(g) {
-            Some('*') => {
-                star = Some((g, t));
-                g += 1;
-            }
-            Some(c) if *c == text[t] => {
-                g += 1;
-                t += 1;
-            }
-            _ => match star {
-                Some((sg, st)) => {
-                    g = sg + 1;
-                    t = st + 1;
-                    star = Some((sg, st + 1));
-                }
-                None => return false,
-            },
-        }
-    }
-    glob[g..].iter().all(|c| *c == '*')
 }
 
 #[cfg(test)]

@@ -291,26 +291,6 @@ fn each_lie_is_refused_naming_the_field() {
 }
 
 #[test]
-fn globs_read_as_the_guard_reads_them() {
-    let cases = [
-        ("*/cancel*", "https://a.test/x/cancel/y", true),
-        ("*/cancel*", "https://a.test/x/CANCEL", true),
-        ("*/cancel", "https://a.test/cancel/x", false),
-        ("/survey*", "/survey", true),
-        ("/survey*", "/surveys?x=1", true),
-        ("/survey", "/survey/x", false),
-        ("/a*b*c", "/axxbyyc", true),
-        ("/a*b*c", "/axxbyy", false),
-        ("*", "", true),
-        ("", "", true),
-        ("", "x", false),
-    ];
-    for (glob, text, want) in cases {
-        assert_eq!(glob_matches(glob, text), want, "{glob} ~ {text}");
-    }
-}
-
-#[test]
 fn a_commit_globs_literal_path() {
     let cases = [
         ("*/api/cancel*", "/api/cancel"),
