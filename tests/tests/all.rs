@@ -33,5 +33,6 @@ mod suite {
     mod robust;
     mod sandbox;
     mod scan;
+    mod scan_crate;
     mod services;
 }

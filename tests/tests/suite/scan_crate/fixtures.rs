@@ -6,12 +6,10 @@
 
 use std::collections::BTreeSet;
 
-use common::{
+use super::common::{
     ExpectedSubscription, ExpectedTotal, ExpectedTransaction, expectations, fixtures, scan,
 };
 use subterminator_scan::{Action, Subscription};
-
-mod common;
 
 fn short_action(action: &Action) -> String {
     match action {
@@ -84,7 +82,7 @@ fn every_fixture_gives_its_expected_result() {
         }
 
         if let Some(want) = &expected.transaction {
-            let (_, statements) = common::read(path);
+            let (_, statements) = super::common::read(path);
             let rows: Vec<ExpectedTransaction> = statements
                 .iter()
                 .flat_map(|s| &s.transactions)
@@ -143,8 +141,8 @@ fn every_fixture_gives_its_expected_result() {
 #[test]
 fn a_file_streamed_reads_as_the_same_bytes_in_memory() {
     for path in expectations() {
-        let (expected, from_files) = common::read(&path);
-        let options = common::options(&expected);
+        let (expected, from_files) = super::common::read(&path);
+        let options = super::common::options(&expected);
         for (file, streamed) in expected.files.iter().zip(&from_files) {
             let bytes = std::fs::read(fixtures().join(file)).unwrap();
             let in_memory = subterminator_scan::read_statement_bytes(file, &bytes, &options)

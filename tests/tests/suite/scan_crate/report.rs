@@ -13,7 +13,7 @@ use subterminator_scan::{
 
 fn fixture(name: &str) -> subterminator_scan::Statement {
     let path = Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("fixtures")
+        .join("../host/scan/fixtures")
         .join(name);
     read_statement(&path, &ScanOptions::default()).unwrap()
 }

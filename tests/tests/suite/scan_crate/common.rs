@@ -84,7 +84,7 @@ pub struct ExpectedTotal {
 }
 
 pub fn fixtures() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures")
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../host/scan/fixtures")
 }
 
 pub fn expectations() -> Vec<PathBuf> {

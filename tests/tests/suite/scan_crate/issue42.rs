@@ -16,7 +16,7 @@ use subterminator_scan::{
 
 fn fixture(name: &str) -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("fixtures")
+        .join("../host/scan/fixtures")
         .join(name)
 }
 

@@ -9,12 +9,10 @@
 
 #![allow(clippy::unwrap_used, clippy::panic)]
 
-use common::{expectations, fixtures, options, read};
+use super::common::{expectations, fixtures, options, read};
 use subterminator_scan::{
     ScanError, ScanOptions, Statement, find_subscriptions, known_descriptors, read_statement_bytes,
 };
-
-mod common;
 
 /// What a statement must not let out: each descriptor (whole), each amount
 /// as the statement could have written it.
