@@ -298,6 +298,10 @@ async (page) => {
     return null;
   };
   const paused = async (g, cdp, e, tops, others, findTops) => {
+    // Judged under the mode in force when it paused: an approved action's
+    // own request is not held because the guard re-armed while this
+    // handler waited on the browser below.
+    const mode = g.mode;
     const go = () => cdp.send('Fetch.continueRequest', { requestId: e.requestId }).catch(() => {});
     const fail = () => cdp.send('Fetch.failRequest', { requestId: e.requestId, errorReason: 'Aborted' }).catch(() => {});
     const url = e.request.url;
@@ -322,15 +326,15 @@ async (page) => {
     };
     let verdict;
     try {
-      verdict = judge(g, request, hop);
+      verdict = judge({ ...g, mode }, request, hop);
     } catch (err) {
       // Fail closed: a request the guard cannot judge is held.
-      verdict = g.mode.approved && !hop ? ['release'] : ['hold', 'a request the guard could not judge (' + String(err).slice(0, 200) + ')'];
+      verdict = mode.approved && !hop ? ['release'] : ['hold', 'a request the guard could not judge (' + String(err).slice(0, 200) + ')'];
     }
     const entry = { method: e.request.method, url: url.slice(0, URL_CHARS), navigation: top };
     if (verdict[0] === 'pass') return go();
     if (verdict[0] === 'release') {
-      if (g.released.length < KEEP) g.released.push({ ...entry, action: g.mode.action || '' }); else g.dropped += 1;
+      if (g.released.length < KEEP) g.released.push({ ...entry, action: mode.action || '' }); else g.dropped += 1;
       answer(g, e.requestId);
       return go();
     }
