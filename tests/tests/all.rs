@@ -29,6 +29,7 @@ mod suite {
     mod origins;
     mod plan_first;
     mod plugin_cache;
+    mod proof;
     mod record;
     mod robust;
     mod sandbox;

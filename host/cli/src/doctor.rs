@@ -58,6 +58,7 @@ pub async fn run(dirs: &Dirs, cdp_endpoint: Option<String>, json: bool) -> Resul
         checks.push(attached(dirs, &config, cdp_endpoint.as_deref()).await);
     }
     checks.push(profile_dir(dirs));
+    checks.push(signing_key(dirs));
     checks.push(plugins(dirs).await);
     checks.push(mcp_server().await);
     checks.extend(keys());
@@ -234,6 +235,32 @@ async fn attached(dirs: &Dirs, config: &Config, flag: Option<&str>) -> Check {
             name,
             e.to_string(),
             "start the browser with --remote-debugging-port=9222 (or check the grid's address and token), then run doctor again",
+        ),
+    }
+}
+
+/// The key receipts are signed with: private, readable, or made on the
+/// first run. Doctor only looks; it makes no key.
+fn signing_key(dirs: &Dirs) -> Check {
+    use subterminator_core::signing::Keyring;
+    let name = "Signing key";
+    match Keyring::open_existing(&dirs.config) {
+        Ok(Some(keys)) => pass(
+            name,
+            format!(
+                "{} ({}), readable by you only",
+                keys.current.public(),
+                keys.current.name
+            ),
+        ),
+        Ok(None) => pass(
+            name,
+            "none yet: the first run makes one (or `subterminator key`)",
+        ),
+        Err(e) => fail(
+            name,
+            e.to_string(),
+            "receipts cannot be signed until this is fixed; `subterminator key` says more",
         ),
     }
 }

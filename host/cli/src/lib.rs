@@ -10,6 +10,7 @@ pub mod cancel;
 mod console;
 pub mod demo;
 pub mod doctor;
+pub mod key;
 pub mod login;
 pub mod manpage;
 pub mod mcp;
@@ -90,6 +91,9 @@ pub enum Command {
         cdp_endpoint: Option<String>,
     },
 
+    /// Print this machine's signing key (made on first use), or rotate it.
+    Key(key::KeyArgs),
+
     /// Print shell completions.
     #[command(after_help = "Examples:\n  \
         subterminator completions bash > ~/.local/share/bash-completion/completions/subterminator\n  \
@@ -125,7 +129,9 @@ pub enum Command {
         subterminator runs                       past runs, newest first, with cost\n  \
         subterminator runs --json                the same as one JSON object\n  \
         subterminator runs show last             the newest run's summary\n  \
-        subterminator runs verify last           check its record has not changed\n  \
+        subterminator runs verify last           check its record and signature\n  \
+        subterminator runs verify receipt.html --key ed25519:…   a receipt someone sent\n  \
+        subterminator runs dispute last --to bank   the letter for a charge after it\n  \
         subterminator runs open last             its receipt\n  \
         subterminator runs prune --older-than 90 delete old runs, keeping proofs")]
     Runs {
@@ -224,6 +230,7 @@ pub async fn run(cli: Cli) -> Result<u8> {
         Command::Mcp(args) => mcp::run(args, &dirs).await,
         Command::Bench(args) => bench::run(args, &dirs, json).await,
         Command::Doctor { cdp_endpoint } => doctor::run(&dirs, cdp_endpoint, json).await,
+        Command::Key(args) => key::run(args, &dirs, json),
         Command::Completions { shell } => {
             use clap::CommandFactory;
             clap_complete::generate(
@@ -241,7 +248,7 @@ pub async fn run(cli: Cli) -> Result<u8> {
             Ok(0)
         }
         Command::Plugin { action } => plugin::run(action, &dirs, json).await,
-        Command::Runs { action } => runs::run(action, &dirs, json),
+        Command::Runs { action } => runs::run(action, &dirs, json).await,
         Command::Memory { action } => memory::run(action, &dirs, json),
         Command::Services { action } => {
             let registry = load_registry(&dirs).await?;

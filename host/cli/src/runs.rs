@@ -12,6 +12,9 @@ use subterminator_core::receipt::{RECEIPT_MD, RECEIPT_PDF};
 use subterminator_core::record::integrity::{self, Verified};
 use subterminator_core::record::runs::{self, RunSummary};
 
+mod dispute;
+mod verify;
+
 /// Days are whole days of 24 hours before now.
 const SECONDS_PER_DAY: i64 = 86_400;
 
@@ -34,14 +37,40 @@ pub enum RunsAction {
         /// The run: its folder name, a unique part of it, a path, or `last`.
         run: String,
     },
-    /// Check a run's hash chain and every file its record lists.
+    /// Check a run (its hash chain, every file, its signature and its
+    /// receipts' seals) or one receipt file on its own, and say who signed.
     #[command(after_help = "Examples:\n  \
-        subterminator runs verify last           exit 0 when the record is as written\n  \
-        subterminator runs verify last --json    the verdict as one JSON object")]
+        subterminator runs verify last           exit 0 when the record is as written and signed\n  \
+        subterminator runs verify last --json    the verdict as one JSON object\n  \
+        subterminator runs verify receipt.pdf --key ed25519:Qm9…   a receipt from another machine\n\n\
+        A receipt file (HTML, Markdown or PDF) carries its run's record and a seal signed over\n\
+        every byte, so it is checked alone. A signature counts when its key is one you name\n\
+        with --key (whoever sent the receipt gets theirs from `subterminator key`), or else\n\
+        one of this machine's keys, current or retired. Exit 0 when everything checks, 1 when\n\
+        anything does not (the reason is printed).")]
     Verify {
-        /// The run: its folder name, a unique part of it, a path, or `last`.
+        /// The run (its folder name, a unique part of it, a path, or `last`),
+        /// or a receipt file.
         run: String,
+        /// The public key the signature must be by (`ed25519:…`); more than
+        /// one allows any of them.
+        #[arg(long = "key", value_name = "PUBLIC_KEY")]
+        keys: Vec<String>,
     },
+    /// Write the letter for a charge after a cancellation, or a way out
+    /// that was not there: to the bank, a regulator or the merchant.
+    #[command(after_help = "Examples:\n  \
+        subterminator runs dispute last --to bank --charge \"2026-12-05 USD 15.49\"\n  \
+        subterminator runs dispute last --to regulator --jurisdiction us-ca\n  \
+        subterminator runs dispute last --to merchant --lang de --name \"Jana Beispiel\"\n  \
+        subterminator runs dispute last --to regulator --jurisdiction de --out letters/\n\n\
+        From a verified cancellation (the date and time of your yes and of the service's\n\
+        confirmation, its words, the screenshots, the signed record), or from a run that\n\
+        stopped at a phone-only, chat-only or sign-in page (what the run saw there). A\n\
+        regulator's letter lists each obstacle the audit found with the rules of the\n\
+        jurisdiction that speak to it. Written as HTML and PDF, in English or German; a\n\
+        record that does not verify gets no letter. Not legal advice.")]
+    Dispute(dispute::DisputeArgs),
     /// Delete runs older than some days, keeping each service's last proof.
     #[command(after_help = "Examples:\n  \
         subterminator runs prune --older-than 90            keeps each service's last cancellation\n  \
@@ -57,13 +86,14 @@ pub enum RunsAction {
     },
 }
 
-pub fn run(action: Option<RunsAction>, dirs: &Dirs, json: bool) -> Result<u8> {
+pub async fn run(action: Option<RunsAction>, dirs: &Dirs, json: bool) -> Result<u8> {
     let folder = dirs.runs();
     match action {
         None => list(&runs::list(&folder)?, json, &folder),
         Some(RunsAction::Show { run }) => show(&runs::find(&folder, &run)?, json),
         Some(RunsAction::Open { run }) => open(&runs::find(&folder, &run)?, json),
-        Some(RunsAction::Verify { run }) => check(&runs::find(&folder, &run)?, json),
+        Some(RunsAction::Verify { run, keys }) => verify::run(&run, &keys, dirs, json),
+        Some(RunsAction::Dispute(args)) => dispute::run(args, dirs, json).await,
         Some(RunsAction::Prune { older_than, force }) => {
             prune(&runs::list(&folder)?, older_than, force, json)
         }
@@ -168,12 +198,25 @@ fn show(run: &RunSummary, json: bool) -> Result<u8> {
         cost(run)
     );
     match &checked {
-        Ok(v) => println!(
-            "Record:   intact: {} lines, head {}, {} files match",
-            v.lines,
-            v.head,
-            v.files.len()
-        ),
+        Ok(v) => {
+            println!(
+                "Record:   intact: {} lines, head {}, {} files match",
+                v.lines,
+                v.head,
+                v.files.len()
+            );
+            match &v.signed {
+                Some(signed) => println!(
+                    "Signed:   by {} ({}) at {}",
+                    signed.statement.key,
+                    subterminator_core::text::sanitize(&signed.statement.signer),
+                    signed.statement.signed_at
+                ),
+                None => {
+                    println!("Signed:   no (made before records were signed, or without a key)")
+                }
+            }
+        }
         Err(m) => println!("Record:   DOES NOT VERIFY: {m}"),
     }
     match &run.receipt {
@@ -229,34 +272,11 @@ fn verdict_json(checked: &std::result::Result<Verified, integrity::Mismatch>) ->
     match checked {
         Ok(v) => serde_json::json!({
             "intact": true, "lines": v.lines, "head": v.head, "files": v.files,
+            "signed_by": v.signed.as_ref().map(|s| s.statement.key.to_string()),
+            "signed_at": v.signed.as_ref().map(|s| s.statement.signed_at.clone()),
         }),
         Err(m) => serde_json::json!({ "intact": false, "problem": m.to_string() }),
     }
-}
-
-fn check(run: &RunSummary, json: bool) -> Result<u8> {
-    let checked = integrity::verify(&run.dir);
-    let code = exit_code(checked.is_ok());
-    if json {
-        println!(
-            "{}",
-            serde_json::json!({ "run": run.id, "record": verdict_json(&checked) })
-        );
-        return Ok(code);
-    }
-    match checked {
-        Ok(v) => {
-            println!(
-                "✓ {}: the record is as written ({} lines, chain head {}).",
-                run.id, v.lines, v.head
-            );
-            for file in &v.files {
-                println!("  {}  {}", file.sha256, file.path);
-            }
-        }
-        Err(m) => println!("✗ {}: {m}", run.id),
-    }
-    Ok(code)
 }
 
 fn open(run: &RunSummary, json: bool) -> Result<u8> {

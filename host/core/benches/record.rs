@@ -1,17 +1,23 @@
 //! What proof costs: appending one chained transcript line, checking a
-//! whole record (`runs verify`), masking secrets as a snapshot is read, and
-//! rendering a receipt. Prints medians.
+//! whole record (`runs verify`), masking secrets as a snapshot is read,
+//! and signing: opening the key, sealing a receipt file and checking one
+//! alone (issue 45). Prints medians.
 //!
 //! Run: `cargo bench -p subterminator-core --bench record`
 
 use std::path::Path;
 use std::time::{Duration, Instant};
 
+use subterminator_core::receipt::seal;
 use subterminator_core::record::{RunRecord, integrity};
+use subterminator_core::signing::Keyring;
 
 const APPEND_RUNS: usize = 2_000;
 const VERIFY_RUNS: usize = 20;
 const MASK_RUNS: usize = 500;
+const SIGN_RUNS: usize = 50;
+/// A receipt.html as a run writes it: two screenshots inline.
+const RECEIPT_BYTES: usize = 130_000;
 /// Lines and files of the record `runs verify` checks: a long run.
 const RECORD_LINES: usize = 200;
 const RECORD_FILES: usize = 8;
@@ -73,6 +79,8 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         median(checks)
     );
 
+    signing(root.path(), &dir)?;
+
     let fixtures = Path::new(env!("CARGO_MANIFEST_DIR"))
         .join("../../tests/fixtures/playwright-mcp-0.0.83/snapshots");
     for name in ["big-snapshot.yml", "page-2026-11-22T06-15-50-289Z.yml"] {
@@ -93,5 +101,58 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
             median(masks)
         );
     }
+    Ok(())
+}
+
+/// What signing adds to a run: the key opened once, each receipt sealed,
+/// and what `runs verify receipt.html` costs.
+fn signing(root: &Path, record_dir: &Path) -> Result<(), Box<dyn std::error::Error>> {
+    let config = root.join("config");
+    Keyring::open_or_create(&config)?;
+    let opens: Vec<Duration> = (0..SIGN_RUNS)
+        .map(|_| {
+            let started = Instant::now();
+            let keys = Keyring::open_or_create(&config);
+            std::hint::black_box(keys.is_ok());
+            started.elapsed()
+        })
+        .collect();
+    println!("open the signing key: median {:?}", median(opens));
+    let keys = Keyring::open_or_create(&config)?;
+    let record = std::fs::read_to_string(record_dir.join("transcript.jsonl"))?;
+    let statement = keys
+        .current
+        .statement("bench", "bench", &"ab".repeat(32), 202);
+    let body = format!("<html>{}</html>\n", "x".repeat(RECEIPT_BYTES));
+    let mut sealed = Vec::new();
+    let seals: Vec<Duration> = (0..SIGN_RUNS)
+        .map(|_| {
+            let started = Instant::now();
+            sealed = seal::seal(
+                body.clone().into_bytes(),
+                &record,
+                &statement,
+                &keys.current,
+            );
+            started.elapsed()
+        })
+        .collect();
+    println!(
+        "seal a {} KB receipt carrying a {} KB record: median {:?}",
+        RECEIPT_BYTES / 1000,
+        record.len() / 1000,
+        median(seals)
+    );
+    let opened: Vec<Duration> = (0..SIGN_RUNS)
+        .map(|_| {
+            let started = Instant::now();
+            std::hint::black_box(seal::open(&sealed).is_err());
+            started.elapsed()
+        })
+        .collect();
+    println!(
+        "check that receipt alone (seal, bytes, carried chain): median {:?}",
+        median(opened)
+    );
     Ok(())
 }

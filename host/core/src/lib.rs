@@ -16,6 +16,7 @@ pub mod batch;
 pub mod browser;
 pub mod config;
 pub mod demo;
+pub mod dispute;
 pub mod error;
 pub mod exit;
 pub mod feed;
@@ -30,6 +31,7 @@ pub mod receipt;
 pub mod record;
 pub mod safety;
 pub mod session;
+pub mod signing;
 pub mod text;
 pub mod tls;
 

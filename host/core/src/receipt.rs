@@ -7,6 +7,9 @@
 
 mod html;
 mod markdown;
+pub mod seal;
+
+pub(crate) use html::escape as html_escape;
 
 use std::path::{Path, PathBuf};
 
@@ -17,12 +20,15 @@ use crate::audit::{self, Audit, RecordView};
 use crate::browser::{Browser, BrowserError, BrowserOptions, UserData, tools as mcp};
 use crate::error::{Error, Result};
 use crate::record::{TRANSCRIPT_FILE, chain, integrity};
+use crate::signing::{Signed, Signer};
 
 pub const RECEIPT_HTML: &str = crate::record::runs::RECEIPT_HTML;
 pub const RECEIPT_MD: &str = "receipt.md";
 pub const RECEIPT_PDF: &str = "receipt.pdf";
 pub const CONFIRMATION_PNG: &str = "confirmation.png";
 pub const CONFIRMATION_TXT: &str = "confirmation.txt";
+/// The page a run stopped on when the site offered no way out.
+pub const FINAL_PNG: &str = "final.png";
 
 /// Characters of the confirmation page's text the receipt shows; the whole
 /// text is in `confirmation.txt`.
@@ -109,6 +115,12 @@ pub struct Receipt {
     pub lines: u64,
     /// What the flow put between the person and the cancellation.
     pub audit: Audit,
+    /// The transcript up to `fingerprint`, as written: each receipt file
+    /// carries it, so the chain can be checked from the receipt alone.
+    pub record: String,
+    /// The signer's statement of `fingerprint`, shown in the receipt; none
+    /// when this machine has no key to sign with.
+    pub signed: Option<Signed>,
 }
 
 impl Receipt {
@@ -121,7 +133,39 @@ impl Receipt {
         let links = integrity::read_chain(&text).map_err(|m| {
             Error::Configuration(format!("cannot make a receipt from a broken record: {m}"))
         })?;
-        Ok(from_links(dir, &links, confirmation))
+        Ok(Receipt {
+            record: text,
+            ..from_links(dir, &links, confirmation)
+        })
+    }
+
+    /// Signs the record's head as this receipt names it.
+    pub fn sign(&mut self, signer: &Signer) {
+        let statement =
+            signer.statement(&self.run_id, &self.service, &self.fingerprint, self.lines);
+        self.signed = Some(signer.sign(statement));
+    }
+
+    /// A receipt file's bytes with the record and the seal in them, when
+    /// the receipt is signed.
+    fn sealed(&self, bytes: Vec<u8>, signer: Option<&Signer>) -> Vec<u8> {
+        match (&self.signed, signer) {
+            (Some(signed), Some(signer)) => {
+                seal::seal(bytes, &self.record, &signed.statement, signer)
+            }
+            _ => bytes,
+        }
+    }
+
+    /// Seals `receipt.pdf` once printed (the browser writes it whole).
+    pub fn seal_pdf(&self, path: &Path, signer: Option<&Signer>) -> Result<()> {
+        if self.signed.is_none() || signer.is_none() {
+            return Ok(());
+        }
+        let bytes =
+            std::fs::read(path).map_err(|e| Error::io("cannot read the receipt", path, e))?;
+        std::fs::write(path, self.sealed(bytes, signer))
+            .map_err(|e| Error::io("cannot seal the receipt", path, e))
     }
 }
 
@@ -217,6 +261,8 @@ fn from_links(dir: &Path, links: &[chain::Link], confirmation: Confirmation) -> 
         fingerprint: last.map(|l| l.hash.clone()).unwrap_or_default(),
         lines: last.map_or(0, |l| l.seq),
         audit: audit::audit(&RecordView::from_links(links, dir)),
+        record: String::new(),
+        signed: None,
     }
 }
 
@@ -272,13 +318,16 @@ fn evaluated(result: Option<&str>) -> Option<Value> {
     }
 }
 
-/// Writes `receipt.html` and `receipt.md`; returns the HTML.
-pub fn write(dir: &Path, receipt: &Receipt) -> Result<String> {
+/// Writes `receipt.html` and `receipt.md`, sealed by `signer` when the
+/// receipt is signed; returns the HTML to print (the seal is the file's,
+/// not the page's: the PDF gets its own).
+pub fn write(dir: &Path, receipt: &Receipt, signer: Option<&Signer>) -> Result<String> {
     let html = html::html(receipt);
     let md = markdown::markdown(receipt);
     for (name, body) in [(RECEIPT_HTML, &html), (RECEIPT_MD, &md)] {
         let path = dir.join(name);
-        std::fs::write(&path, body).map_err(|e| Error::io("cannot write the receipt", &path, e))?;
+        std::fs::write(&path, receipt.sealed(body.clone().into_bytes(), signer))
+            .map_err(|e| Error::io("cannot write the receipt", &path, e))?;
     }
     Ok(html)
 }

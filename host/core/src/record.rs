@@ -26,6 +26,8 @@ pub const RESULT_FILE: &str = "result.json";
 pub const RESULT_RECORD_KEY: &str = "record";
 /// The `type` of the transcript's last line: every file of the run, hashed.
 pub const SEALED_EVENT: &str = "record_sealed";
+/// The signer's statement of the sealed record's head, written after it.
+pub const SIGNATURE_FILE: &str = "record.sig";
 
 /// A file of the run with its hash, as the sealing line lists it.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -54,6 +56,10 @@ pub struct RunRecord {
     /// Password values the page held; kept in memory only, to mask the
     /// browser server's own snapshot files before the record is sealed.
     secrets: Vec<String>,
+    /// Signs the sealed head (`record.sig`); none when this machine has no
+    /// key to sign with.
+    signer: Option<std::sync::Arc<crate::signing::Signer>>,
+    service: String,
 }
 
 impl RunRecord {
@@ -74,7 +80,14 @@ impl RunRecord {
             head: chain::GENESIS.to_owned(),
             lines: 0,
             secrets: Vec::new(),
+            signer: None,
+            service: service.to_owned(),
         })
+    }
+
+    /// `signer` signs the record's head when it is sealed.
+    pub fn sign_with(&mut self, signer: std::sync::Arc<crate::signing::Signer>) {
+        self.signer = Some(signer);
     }
 
     pub fn dir(&self) -> &Path {
@@ -139,6 +152,17 @@ impl RunRecord {
         }
         std::fs::write(&path, result_text(&value))
             .map_err(|e| Error::io("cannot write the result", &path, e))?;
+        if let Some(signer) = &self.signer {
+            let run = self
+                .dir
+                .file_name()
+                .map(|n| n.to_string_lossy().into_owned())
+                .unwrap_or_default();
+            let signed = signer.sign(signer.statement(&run, &self.service, &self.head, self.lines));
+            let sig = self.dir.join(SIGNATURE_FILE);
+            std::fs::write(&sig, signed.text())
+                .map_err(|e| Error::io("cannot write the record's signature", &sig, e))?;
+        }
         Ok(path)
     }
 }
@@ -168,7 +192,8 @@ fn mask_saved_snapshots(dir: &Path, secrets: &[String]) -> Result<()> {
     Ok(())
 }
 
-/// Every file under `dir` but the transcript and the result, sorted, hashed.
+/// Every file under `dir` but the transcript, the result and the
+/// signature (each checked its own way), sorted, hashed.
 pub fn list_files(dir: &Path) -> Result<Vec<FileEntry>> {
     let mut found = Vec::new();
     let mut pending = vec![dir.to_path_buf()];
@@ -189,7 +214,7 @@ pub fn list_files(dir: &Path) -> Result<Vec<FileEntry>> {
                     .map(|c| c.as_os_str().to_string_lossy())
                     .collect::<Vec<_>>()
                     .join("/");
-                if name != TRANSCRIPT_FILE && name != RESULT_FILE {
+                if name != TRANSCRIPT_FILE && name != RESULT_FILE && name != SIGNATURE_FILE {
                     found.push((name, path));
                 }
             }

@@ -20,6 +20,7 @@ use crate::paths::Dirs;
 use crate::plugin::ServiceEntry;
 use crate::receipt;
 use crate::record::RunRecord;
+use crate::signing::{Keyring, Signer};
 
 /// `--model offline`: the deterministic plan-following policy, no model.
 pub const OFFLINE_MODEL: &str = "offline";
@@ -162,6 +163,9 @@ pub struct Run {
     local_copy: bool,
     memory: Memory,
     prices: std::collections::BTreeMap<String, crate::llm::pricing::Price>,
+    /// This machine's signing key: it signs the receipt and the sealed
+    /// record. None when no key can be made or read (said to the person).
+    signer: Option<Arc<Signer>>,
 }
 
 impl std::fmt::Debug for Run {
@@ -184,9 +188,24 @@ impl Run {
         reporter: impl FnOnce(RunRecord) -> Reporter,
     ) -> Result<Run> {
         let (start_url, local_copy) = start_url(spec, service)?;
-        let record = RunRecord::create(&dirs.runs(), &service.metadata.id)?;
+        let mut record = RunRecord::create(&dirs.runs(), &service.metadata.id)?;
         let run_dir = record.dir().to_path_buf();
+        let signer = Keyring::open_or_create(&dirs.config)
+            .map(|keys| Arc::new(keys.current))
+            .map_err(|e| e.to_string());
+        if let Ok(signer) = &signer {
+            record.sign_with(signer.clone());
+        }
         let mut reporter = reporter(record);
+        let signer = match signer {
+            Ok(signer) => Some(signer),
+            Err(why) => {
+                reporter.notice(&format!(
+                    "This run's record and receipt will not be signed: {why}"
+                ));
+                None
+            }
+        };
         let options = browser_options(dirs, config, service, spec, &run_dir);
         if !spec.isolated && spec.attach.is_none() {
             let id = &service.metadata.id;
@@ -227,6 +246,7 @@ impl Run {
             local_copy,
             memory: Memory::new(dirs.memory()),
             prices: config.prices.clone(),
+            signer,
         })
     }
 
@@ -288,7 +308,13 @@ impl Run {
     pub async fn finish(mut self, result: TaskResult) -> Finished {
         let receipt = if result.success && result.verified {
             self.reporter.busy("Writing the receipt…");
-            let written = write_receipt(&self.browser, &self.options, &self.run_dir).await;
+            let written = write_receipt(
+                &self.browser,
+                &self.options,
+                &self.run_dir,
+                self.signer.as_deref(),
+            )
+            .await;
             self.reporter.idle();
             match written {
                 Ok(files) => {
@@ -304,6 +330,14 @@ impl Run {
                 }
             }
         } else {
+            if ends_without_a_way(&result) {
+                // What the run saw where it stopped: the letter for a way
+                // out that is not there shows it (`dispute`).
+                let shot = self.run_dir.join(receipt::FINAL_PNG);
+                if let Err(e) = self.browser.screenshot(&shot).await {
+                    tracing::debug!("no screenshot of the page the run stopped on: {e}");
+                }
+            }
             None
         };
         if let Err(e) = self.browser.shutdown().await {
@@ -320,6 +354,16 @@ impl Run {
             receipt,
         }
     }
+}
+
+/// A run that stopped because the site offers no way out here (phone or
+/// chat only, another company bills it) or a sign-in the person could not
+/// pass: the page it stopped on is evidence.
+fn ends_without_a_way(result: &TaskResult) -> bool {
+    matches!(
+        result.reason,
+        crate::agent::TaskReason::CannotCancelHere | crate::agent::TaskReason::AuthRequired
+    )
 }
 
 /// What a run left: its result, its record's folder, its receipt.
@@ -383,10 +427,14 @@ async fn write_receipt(
     browser: &Browser,
     options: &BrowserOptions,
     run_dir: &std::path::Path,
+    signer: Option<&Signer>,
 ) -> Result<Vec<String>> {
     let confirmation = receipt::capture(browser, run_dir).await;
-    let made = receipt::Receipt::from_record(run_dir, confirmation)?;
-    let html = receipt::write(run_dir, &made)?;
+    let mut made = receipt::Receipt::from_record(run_dir, confirmation)?;
+    if let Some(signer) = signer {
+        made.sign(signer);
+    }
+    let html = receipt::write(run_dir, &made, signer)?;
     let mut files = vec![
         receipt::RECEIPT_HTML.to_owned(),
         receipt::RECEIPT_MD.to_owned(),
@@ -401,7 +449,10 @@ async fn write_receipt(
         tracing::debug!("printing in the run's window failed ({e}); printing headless");
         printed = receipt::print_pdf_headless(options, &html, &pdf, run_dir.join("printer")).await;
     }
-    match printed {
+    match printed
+        .map_err(Error::from)
+        .and_then(|()| made.seal_pdf(&pdf, signer))
+    {
         Ok(()) => files.push(receipt::RECEIPT_PDF.to_owned()),
         Err(e) => tracing::warn!("no receipt.pdf: {e}"),
     }

@@ -10,7 +10,7 @@ use base64::Engine as _;
 use super::{Approval, Receipt, cost, excerpt, times};
 use crate::audit::{Audit, NOT_ADVICE};
 
-pub(super) fn escape(text: &str) -> String {
+pub(crate) fn escape(text: &str) -> String {
     let mut out = String::with_capacity(text.len());
     for c in text.chars() {
         match c {
@@ -90,8 +90,7 @@ pub fn html(r: &Receipt) -> String {
          <dt>Tokens</dt><dd>{input} in, {output} out</dd><dt>Cost</dt><dd>{cost}</dd></dl>\n\
          <h2>The record</h2>\n<dl><dt>Run</dt><dd><code>{run}</code></dd>\
          <dt>Record fingerprint</dt><dd><code>{fingerprint}</code> (SHA-256 of transcript line {lines})</dd></dl>\n\
-         <p>Check that the record is unchanged with <code>subterminator runs verify {run}</code>.</p>\n\
-         </body></html>\n",
+         {signature}</body></html>\n",
         id = escape(&r.plugin_id),
         version = escape(&r.plugin_version),
         sha = escape(&r.plugin_sha256),
@@ -104,8 +103,38 @@ pub fn html(r: &Receipt) -> String {
         run = escape(&r.run_id),
         fingerprint = escape(&r.fingerprint),
         lines = r.lines,
+        signature = signature_html(r),
     );
     out
+}
+
+/// Who signed, and how anyone checks it; the statement is shown whole, so
+/// a person can see what the signature covers.
+fn signature_html(r: &Receipt) -> String {
+    let Some(signed) = &r.signed else {
+        return format!(
+            "<p id=\"unsigned\">Not signed: this machine had no signing key. Check that the record is unchanged with \
+             <code>subterminator runs verify {}</code>.</p>\n",
+            escape(&r.run_id)
+        );
+    };
+    let s = &signed.statement;
+    let key = escape(&s.key.to_string());
+    format!(
+        "<h2 id=\"signature\">Signature</h2>\n<dl><dt>Signed by</dt><dd>{signer}</dd>\
+         <dt>Public key</dt><dd><code>{key}</code></dd><dt>Signed at</dt><dd>{at}</dd>\
+         <dt>Record head</dt><dd><code>{head}</code> (transcript line {lines})</dd>\
+         <dt>Signature</dt><dd><code id=\"signature-value\">{signature}</code></dd></dl>\n\
+         <p>This file carries the record it was made from and a seal over every byte of it. Anyone holding the \
+         public key can check it: <code>subterminator runs verify receipt.html --key {key}</code>.</p>\n\
+         <p class=\"note\">The signature is over these words:</p>\n<pre id=\"statement\">{statement}</pre>\n",
+        signer = escape(&s.signer),
+        at = escape(&s.signed_at),
+        head = escape(&s.head),
+        lines = s.lines,
+        signature = escape(&signed.signature()),
+        statement = escape(&s.text()),
+    )
 }
 
 fn approval_html(out: &mut String, n: usize, a: &Approval) {

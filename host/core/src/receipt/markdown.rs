@@ -143,12 +143,45 @@ pub fn markdown(r: &Receipt) -> String {
     let _ = write!(
         out,
         "The page said:\n\n{}\n\n\
-         Full receipt with screenshots: receipt.html (and receipt.pdf). \
-         Check the record with {}.\n",
+         Full receipt with screenshots: receipt.html (and receipt.pdf).\n\n",
         block(&excerpt(&c.text)),
-        code(&format!("subterminator runs verify {}", r.run_id)),
     );
+    signature(&mut out, r);
     out
+}
+
+/// Who signed, and how anyone checks it: the same words as the HTML's.
+fn signature(out: &mut String, r: &Receipt) {
+    let Some(signed) = &r.signed else {
+        let _ = writeln!(
+            out,
+            "Not signed: this machine had no signing key. Check the record with {}.",
+            code(&format!("subterminator runs verify {}", r.run_id))
+        );
+        return;
+    };
+    let s = &signed.statement;
+    let _ = write!(
+        out,
+        "## Signature\n\n\
+         - Signed by: {} with key {}\n\
+         - Signed at: {}\n\
+         - Record head: {} (transcript line {})\n\
+         - Signature: {}\n\n\
+         Anyone holding the public key can check this file, which carries the record: {}\n\n\
+         The signature is over these words:\n\n{}\n",
+        text(&s.signer),
+        code(&s.key.to_string()),
+        text(&s.signed_at),
+        code(&s.head),
+        s.lines,
+        code(&signed.signature()),
+        code(&format!(
+            "subterminator runs verify receipt.md --key {}",
+            s.key
+        )),
+        block(&s.text()),
+    );
 }
 
 /// What stood in the way, as the HTML says it.

@@ -102,6 +102,8 @@ fn receipt(text: &str) -> Receipt {
         fingerprint: "f".repeat(64),
         lines: 40,
         audit: Audit::default(),
+        record: String::new(),
+        signed: None,
     }
 }
 
@@ -226,6 +228,7 @@ fn a_hostile_page_cannot_shape_the_markdown_receipt() {
         "The page said",
         "Full receipt",
         "1 screen(s)",
+        "Not signed",
     ];
     for line in before
         .lines()
@@ -289,4 +292,106 @@ fn code_spans_and_blocks_outlast_backticks() {
     }
     assert_eq!(markdown::block("a\nb"), "```text\na\nb\n```");
     assert_eq!(markdown::block("x ```` y"), "`````text\nx ```` y\n`````");
+}
+
+/// A finished record with a receipt's worth of events, and its receipt.
+fn recorded(root: &std::path::Path) -> (std::path::PathBuf, Receipt) {
+    let mut record = RunRecord::create(root, "practice").unwrap();
+    for event in [
+        json!({"type": "run_started", "service": "practice", "display_name": "Practice",
+               "plugin": {"id": "practice", "version": "0.1.0", "sha256": "ab12"}}),
+        json!({"type": "finished", "result": {"success": true, "verified": true, "turns": 2}}),
+    ] {
+        record.append(&event).unwrap();
+    }
+    let dir = record.dir().to_path_buf();
+    let receipt = Receipt::from_record(&dir, Confirmation::default()).unwrap();
+    (dir, receipt)
+}
+
+#[test]
+fn a_signed_receipt_file_proves_itself_and_every_changed_byte_is_caught() {
+    let root = tempfile::tempdir().unwrap();
+    let keys = crate::signing::Keyring::open_or_create(&root.path().join("config")).unwrap();
+    let (dir, mut made) = recorded(root.path());
+    made.sign(&keys.current);
+    write(&dir, &made, Some(&keys.current)).unwrap();
+    for name in [RECEIPT_HTML, RECEIPT_MD] {
+        let bytes = std::fs::read(dir.join(name)).unwrap();
+        let sealed = seal::open(&bytes).unwrap();
+        assert_eq!(sealed.signed.statement.head, made.fingerprint, "{name}");
+        assert_eq!(sealed.signed.statement.key, keys.current.public());
+        assert_eq!(sealed.record.len() as u64, made.lines);
+        let text = String::from_utf8(bytes.clone()).unwrap();
+        assert!(
+            text.contains(&made.signed.as_ref().unwrap().signature()),
+            "{name} shows its signature"
+        );
+        for at in 0..bytes.len() {
+            let mut changed = bytes.clone();
+            changed[at] ^= 0x01;
+            assert!(
+                seal::open(&changed).is_err(),
+                "{name}: byte {at} changed and still opens"
+            );
+        }
+    }
+}
+
+#[test]
+fn a_receipt_without_a_key_says_it_is_unsigned_and_carries_no_seal() {
+    let root = tempfile::tempdir().unwrap();
+    let (dir, made) = recorded(root.path());
+    write(&dir, &made, None).unwrap();
+    let html = std::fs::read(dir.join(RECEIPT_HTML)).unwrap();
+    assert_eq!(seal::open(&html).unwrap_err(), seal::SealFault::NoSeal);
+    assert!(String::from_utf8(html).unwrap().contains("Not signed"));
+}
+
+#[test]
+fn a_pdf_carries_its_seal_before_startxref() {
+    let root = tempfile::tempdir().unwrap();
+    let keys = crate::signing::Keyring::open_or_create(&root.path().join("config")).unwrap();
+    let (dir, mut made) = recorded(root.path());
+    made.sign(&keys.current);
+    let pdf = dir.join(RECEIPT_PDF);
+    let body =
+        b"%PDF-1.4\n1 0 obj\n<<>>\nendobj\nxref\n0 1\ntrailer\n<</Size 1>>\nstartxref\n9\n%%EOF\n";
+    std::fs::write(&pdf, body).unwrap();
+    made.seal_pdf(&pdf, Some(&keys.current)).unwrap();
+    let bytes = std::fs::read(&pdf).unwrap();
+    assert!(
+        bytes.ends_with(b"\nstartxref\n9\n%%EOF\n"),
+        "the PDF still ends as a PDF ends"
+    );
+    let sealed = seal::open(&bytes).unwrap();
+    assert_eq!(sealed.signed.statement.run, made.run_id);
+    for at in 0..bytes.len() {
+        let mut changed = bytes.clone();
+        changed[at] ^= 0x01;
+        assert!(
+            seal::open(&changed).is_err(),
+            "byte {at} changed and still opens"
+        );
+    }
+}
+
+#[test]
+fn a_seal_moved_to_another_receipt_does_not_open_it() {
+    let root = tempfile::tempdir().unwrap();
+    let keys = crate::signing::Keyring::open_or_create(&root.path().join("config")).unwrap();
+    let (one, mut first) = recorded(root.path());
+    let (two, mut second) = recorded(root.path());
+    first.sign(&keys.current);
+    second.sign(&keys.current);
+    write(&one, &first, Some(&keys.current)).unwrap();
+    write(&two, &second, Some(&keys.current)).unwrap();
+    let a = String::from_utf8(std::fs::read(one.join(RECEIPT_HTML)).unwrap()).unwrap();
+    let b = String::from_utf8(std::fs::read(two.join(RECEIPT_HTML)).unwrap()).unwrap();
+    let seal_of = |t: &str| t.lines().last().unwrap().to_owned();
+    let swapped = a.replace(&seal_of(&a), &seal_of(&b));
+    assert_eq!(
+        seal::open(swapped.as_bytes()).unwrap_err(),
+        seal::SealFault::ContentChanged
+    );
 }

@@ -6,7 +6,11 @@ use std::path::{Path, PathBuf};
 use serde_json::Value;
 
 use super::chain::{self, LineFault};
-use super::{ChainHead, FileEntry, RESULT_FILE, RESULT_RECORD_KEY, SEALED_EVENT, TRANSCRIPT_FILE};
+use super::{
+    ChainHead, FileEntry, RESULT_FILE, RESULT_RECORD_KEY, SEALED_EVENT, SIGNATURE_FILE,
+    TRANSCRIPT_FILE,
+};
+use crate::signing::{Signed, StatementError};
 
 /// The first thing in a record that does not match.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -36,6 +40,12 @@ pub enum Mismatch {
     FileMissing { path: String },
     #[error("{path} was changed: its SHA-256 does not match the record")]
     FileChanged { path: String },
+    #[error("{SIGNATURE_FILE}: {0}")]
+    Signature(StatementError),
+    #[error(
+        "{SIGNATURE_FILE} signs line {lines} with hash {head}, not the sealed record's head: it belongs to another record"
+    )]
+    SignatureOfAnother { lines: u64, head: String },
 }
 
 /// A record that checked out.
@@ -44,6 +54,9 @@ pub struct Verified {
     pub lines: u64,
     pub head: String,
     pub files: Vec<FileEntry>,
+    /// The signer's statement of the head, checked; none for a record
+    /// made without a key (before receipts were signed).
+    pub signed: Option<Signed>,
 }
 
 /// Checks the record in `dir`.
@@ -71,11 +84,33 @@ pub fn verify(dir: &Path) -> Result<Verified, Mismatch> {
             });
         }
     }
+    let signed = check_signature(dir, last)?;
     Ok(Verified {
         lines: last.seq,
         head: last.hash.clone(),
         files: sealed,
+        signed,
     })
+}
+
+/// `record.sig`, when there is one, must be a good signature of this
+/// record's head.
+fn check_signature(dir: &Path, last: &chain::Link) -> Result<Option<Signed>, Mismatch> {
+    let Ok(bytes) = std::fs::read(dir.join(SIGNATURE_FILE)) else {
+        return Ok(None);
+    };
+    let text = String::from_utf8(bytes)
+        .map_err(|_| Mismatch::Signature(StatementError::Malformed("it is not text".to_owned())))?;
+    let signed = Signed::parse(&text).map_err(Mismatch::Signature)?;
+    signed.check().map_err(Mismatch::Signature)?;
+    let s = &signed.statement;
+    if s.head != last.hash || s.lines != last.seq || s.content_sha256.is_some() {
+        return Err(Mismatch::SignatureOfAnother {
+            lines: s.lines,
+            head: s.head.clone(),
+        });
+    }
+    Ok(Some(signed))
 }
 
 /// Every line checked on its own and against the one before.

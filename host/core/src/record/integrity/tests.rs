@@ -128,3 +128,46 @@ fn removed_added_or_cut_lines_are_named() {
     std::fs::remove_file(dir.join(RESULT_FILE)).unwrap();
     assert_eq!(verify(&dir).unwrap_err(), Mismatch::NoResult);
 }
+
+/// A finished record signed by a key made under `root`.
+fn signed_record(root: &Path, service: &str) -> PathBuf {
+    let keys = crate::signing::Keyring::open_or_create(&root.join("config")).unwrap();
+    let mut record = RunRecord::create(&root.join("runs"), service).unwrap();
+    record.sign_with(std::sync::Arc::new(keys.current));
+    let result = serde_json::json!({"success": true, "turns": 1});
+    record
+        .append(&serde_json::json!({"type": "finished", "result": result}))
+        .unwrap();
+    record.finish(&result).unwrap();
+    record.dir().to_path_buf()
+}
+
+#[test]
+fn a_signed_record_names_its_signer_and_any_changed_signature_is_caught() {
+    let root = tempfile::tempdir().unwrap();
+    let dir = signed_record(root.path(), "practice");
+    let signed = verify(&dir).unwrap().signed.expect("signed");
+    assert_eq!(signed.statement.lines, 2);
+    let sig = dir.join(SIGNATURE_FILE);
+    let original = std::fs::read(&sig).unwrap();
+    for at in 0..original.len() {
+        let mut bytes = original.clone();
+        bytes[at] ^= 0x01;
+        std::fs::write(&sig, &bytes).unwrap();
+        let err = verify(&dir).unwrap_err();
+        assert!(
+            matches!(
+                err,
+                Mismatch::Signature(_) | Mismatch::SignatureOfAnother { .. }
+            ),
+            "byte {at}: {err}"
+        );
+    }
+    // Another record's signature, however good, is not this record's.
+    let other = signed_record(root.path(), "other");
+    std::fs::copy(other.join(SIGNATURE_FILE), &sig).unwrap();
+    assert!(matches!(
+        verify(&dir).unwrap_err(),
+        Mismatch::SignatureOfAnother { .. }
+    ));
+}
