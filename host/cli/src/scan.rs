@@ -1,6 +1,8 @@
 //! `subterminator scan <statement>…`: the subscriptions in a person's own
 //! bank statements, found on this machine, and with `--cancel` handed to the
-//! same batch `cancel a b c` runs.
+//! same batch `cancel a b c` runs. With `--since-cancel`, also the charges
+//! dated after a verified cancellation in this machine's runs
+//! (`since_cancel.rs`).
 //!
 //! Privacy is the point of doing this locally: statements are read into
 //! memory and nothing of them is written or sent. What they say reaches
@@ -10,6 +12,7 @@
 
 mod ask;
 mod print;
+mod since_cancel;
 
 #[cfg(test)]
 mod tests;
@@ -24,7 +27,7 @@ use subterminator_core::paths::Dirs;
 use subterminator_core::plugin::{Registry, load_registry};
 use subterminator_scan::{
     Currency, ErrorKind, ScanError, ScanOptions, ServiceDescriptors, Statement, find_subscriptions,
-    html_report, known_descriptors, parse_columns, read_statement,
+    html_report, known_descriptors, parse_columns, read_statement, service_charges,
 };
 
 use crate::cancel::RunArgs;
@@ -42,6 +45,7 @@ use crate::cancel::RunArgs;
     subterminator scan export.csv --columns date=D,amount=A,description=P --currency EUR\n  \
     subterminator scan statement.ofx --as-of 2024-06-30     judge \"ended?\" on that day\n  \
     subterminator scan statement.qfx --json          one JSON object a subscription, then the totals\n  \
+    subterminator scan chase.csv --since-cancel      also charges dated after a verified cancellation\n  \
     subterminator scan camt053.xml --cancel          then cancel those a plugin can, after one yes\n  \
     subterminator scan chase.csv --cancel --yes --model gpt-4o --headless --max-turns 30\n  \
     subterminator scan chase.csv --cancel --isolated --jobs 3   throwaway profiles, three at once\n  \
@@ -54,9 +58,9 @@ use crate::cancel::RunArgs;
     (a day above 12); when they do not say, the scan stops and asks for --date-format.\n\n\
     Privacy: the statements are read on this machine and nothing of them is sent anywhere or\n\
     written anywhere; only the table (or JSON) you asked for shows what they say.\n\n\
-    Exit codes: 0 read (with --cancel: declined, nothing to cancel, or every run verified);\n\
-    1 a run failed or was not verified; 2 a file that cannot be read or is in no known format,\n\
-    or a bad option; 3 connection; 130 Ctrl+C.")]
+    Exit codes: 0 read (also when --since-cancel names charges; with --cancel: declined, nothing\n\
+    to cancel, or every run verified); 1 a run failed or was not verified; 2 a file that cannot be\n\
+    read or is in no known format, or a bad option; 3 connection; 130 Ctrl+C.")]
 pub struct ScanArgs {
     /// Bank statements exported as CSV, OFX, QFX or CAMT.053; charges found
     /// in more than one (overlapping exports) are counted once.
@@ -104,6 +108,14 @@ pub struct ScanArgs {
     #[arg(long)]
     pub cancel: bool,
 
+    /// After the report, every charge of a service dated after its verified
+    /// cancellation on this machine (`subterminator runs`), with the run it
+    /// contradicts and how to dispute it. After means a later day than the
+    /// cancellation's: a charge dated the same day may have been made before
+    /// it. The exit code stays 0 when it names charges: the scan read.
+    #[arg(long)]
+    pub since_cancel: bool,
+
     /// With --cancel: start the cancellations without asking first (each
     /// run still asks before the step that commits).
     #[arg(long, requires = "cancel")]
@@ -142,10 +154,20 @@ pub async fn run(args: ScanArgs, dirs: &Dirs, json: bool, verbose: bool) -> Resu
         .cancel
         .then(|| ask::Plan::new(&args, dirs, json, verbose))
         .transpose()?;
+    let cancellations = args
+        .since_cancel
+        .then(|| since_cancel::Cancellations::read(dirs))
+        .transpose()?;
     let statements = read_all(&args.statements, &options)?;
     let registry = load_registry(dirs).await?;
     crate::print_broken(&registry);
-    let report = find_subscriptions(&statements, &descriptors(&registry), args.as_of);
+    let services = descriptors(&registry);
+    let report = find_subscriptions(&statements, &services, args.as_of);
+    // Any charge of a cancelled service, recurring or not: taken from the
+    // transactions while they are here, and only the ones asked for kept.
+    let contradictions = cancellations
+        .as_ref()
+        .map(|c| c.contradicted_by(&service_charges(&statements, &services)));
     // The transactions are not needed past this point; the report holds
     // only what the answer shows.
     drop(statements);
@@ -167,6 +189,15 @@ pub async fn run(args: ScanArgs, dirs: &Dirs, json: bool, verbose: bool) -> Resu
                 _ => println!("\nThe report as a page: {said}"),
             }
         }
+    }
+    if let (Some(cancellations), Some(found)) = (&cancellations, &contradictions) {
+        // Counts only: the charges themselves are the answer, not a log's.
+        tracing::info!(
+            "--since-cancel: {} verified cancellations checked, {} charges after one",
+            cancellations.len(),
+            found.len()
+        );
+        since_cancel::print(found, cancellations.len(), json);
     }
     match plan {
         Some(plan) => plan.offer(&report, &registry, dirs).await,

@@ -29,7 +29,8 @@
 //! hold file names, header names and line numbers, never a transaction, and
 //! the `Debug` of everything that holds transactions is redacted. The
 //! descriptors and amounts leave this crate only through [`Report`]'s
-//! fields, its `Serialize`, and [`table_rows`]: the answer itself.
+//! fields, its `Serialize`, [`table_rows`], and [`service_charges`] (the
+//! charges of services, for `scan --since-cancel`): the answer itself.
 
 #![deny(clippy::print_stdout, clippy::print_stderr, clippy::dbg_macro)]
 #![warn(missing_docs)]
@@ -37,6 +38,7 @@
 mod address;
 mod cadence;
 mod camt;
+mod charges;
 mod columns;
 mod csv_layouts;
 mod csv_statement;
@@ -49,6 +51,7 @@ mod inert;
 mod lines;
 mod money;
 mod ofx;
+mod read;
 mod recurring;
 mod report;
 mod services;
@@ -58,10 +61,12 @@ mod statement;
 mod xml_text;
 
 pub use cadence::Cadence;
+pub use charges::{ServiceCharge, service_charges};
 pub use columns::{AmountColumns, ChargeSign, ColumnMap, parse_columns};
 pub use error::{ErrorKind, HeaderSeen, KNOWN_FORMATS, ScanError};
 pub use html::html_report;
 pub use money::{Currency, Money};
+pub use read::{read_statement, read_statement_bytes};
 pub use report::{
     FileSummary, PriceChange, Report, Subscription, Total, find_subscriptions, table_rows,
     what_to_do,
@@ -69,5 +74,4 @@ pub use report::{
 pub use services::{Action, ServiceDescriptors, known_descriptors};
 pub use statement::{
     DEFAULT_MAX_BYTES, Format, ScanOptions, SkipReason, Skipped, Statement, Transaction,
-    read_statement, read_statement_bytes,
 };

@@ -45,7 +45,7 @@ use chrono::NaiveDate;
 use crate::cadence::Cadence;
 use crate::descriptor::normalise;
 use crate::money::Currency;
-use crate::statement::Statement;
+use crate::statement::{Statement, Transaction};
 
 /// Amounts within this many percent of each other are one price: a sales
 /// tax rounding or a currency's cent moving is not a price change.
@@ -127,7 +127,7 @@ pub(crate) struct Detected<'s> {
 
 /// A merchant, as an index into the list of normalised descriptors: keys
 /// that are hashed once per transaction stay small.
-type MerchantId = usize;
+pub(crate) type MerchantId = usize;
 
 /// With the bank's own id where there is one: identical charges on one day
 /// with two ids are two, the same id in two exports is one.
@@ -156,11 +156,31 @@ fn far_ahead_cutoff(statements: &[Statement]) -> Option<NaiveDate> {
     })
 }
 
-pub(crate) fn detect(statements: &[Statement]) -> Detected<'_> {
+/// What [`walk`] saw besides the transactions it handed on.
+pub(crate) struct Walked {
+    /// Each merchant's normalised descriptor, at its [`MerchantId`].
+    pub merchants: Vec<String>,
+    /// Transactions dropped as copies from an overlapping export.
+    pub duplicates: usize,
+    /// The latest date of any transaction but those set aside.
+    pub latest: Option<NaiveDate>,
+    /// Transactions left out as dated far after every other (statement
+    /// name, line).
+    pub far_ahead: Vec<(String, usize)>,
+}
+
+/// Hands `keep` every transaction the report counts, in file order, with
+/// its merchant: all but the copies from an overlapping export (step 1)
+/// and those dated far after every other. One walk for the subscriptions
+/// and for any other question asked of the same statements
+/// ([`crate::service_charges`]), so that both count a charge alike.
+pub(crate) fn walk<'s>(
+    statements: &'s [Statement],
+    mut keep: impl FnMut(&'s Transaction, MerchantId),
+) -> Walked {
     let mut merchant_of_raw: HashMap<&str, MerchantId> = HashMap::new();
     let mut merchant_of_name: HashMap<String, MerchantId> = HashMap::new();
     let mut earlier: HashMap<DedupeKey, usize> = HashMap::new();
-    let mut groups: HashMap<(MerchantId, Currency), Vec<Charge<'_>>> = HashMap::new();
     let mut duplicates = 0;
     let mut latest: Option<NaiveDate> = None;
     let cutoff = far_ahead_cutoff(statements);
@@ -186,11 +206,10 @@ pub(crate) fn detect(statements: &[Statement]) -> Detected<'_> {
                 let next = merchant_of_name.len();
                 *merchant_of_name.entry(name).or_insert(next)
             });
-            let currency = transaction.amount.currency;
             let key = (
                 transaction.date,
                 transaction.amount.minor,
-                currency,
+                transaction.amount.currency,
                 merchant,
                 transaction.id.as_deref(),
             );
@@ -206,16 +225,7 @@ pub(crate) fn detect(statements: &[Statement]) -> Detected<'_> {
                 duplicates += 1;
                 continue;
             }
-            if transaction.amount.minor > 0 {
-                groups
-                    .entry((merchant, currency))
-                    .or_default()
-                    .push(Charge {
-                        date: transaction.date,
-                        minor: transaction.amount.minor,
-                        raw,
-                    });
-            }
+            keep(transaction, merchant);
         }
         if feeds_later {
             for (key, count) in here {
@@ -231,6 +241,33 @@ pub(crate) fn detect(statements: &[Statement]) -> Detected<'_> {
             *slot = name;
         }
     }
+    Walked {
+        merchants,
+        duplicates,
+        latest,
+        far_ahead,
+    }
+}
+
+pub(crate) fn detect(statements: &[Statement]) -> Detected<'_> {
+    let mut groups: HashMap<(MerchantId, Currency), Vec<Charge<'_>>> = HashMap::new();
+    let Walked {
+        merchants,
+        duplicates,
+        latest,
+        far_ahead,
+    } = walk(statements, |transaction, merchant| {
+        if transaction.amount.minor > 0 {
+            groups
+                .entry((merchant, transaction.amount.currency))
+                .or_default()
+                .push(Charge {
+                    date: transaction.date,
+                    minor: transaction.amount.minor,
+                    raw: transaction.description.as_str(),
+                });
+        }
+    });
 
     // By name, so the same statements always give series in the same order.
     let mut groups: Vec<((MerchantId, Currency), Vec<Charge<'_>>)> = groups.into_iter().collect();

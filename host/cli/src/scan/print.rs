@@ -112,7 +112,8 @@ fn skipped_where(skipped: &[Skipped]) -> String {
     format!(" ({})", parts.concat())
 }
 
-fn plural(count: usize, word: &str) -> String {
+/// `1 line`, `2 lines`.
+pub(super) fn plural(count: usize, word: &str) -> String {
     if count == 1 {
         format!("1 {word}")
     } else {

@@ -39,6 +39,9 @@ pub struct RunSummary {
     pub model: Option<String>,
     /// The receipt's path, for a verified success.
     pub receipt: Option<PathBuf>,
+    /// When the run ended: the time of the transcript's last `finished`
+    /// event. `None` for a run that has none (killed, or still going).
+    pub ended: Option<DateTime<Utc>>,
 }
 
 impl RunSummary {
@@ -69,6 +72,7 @@ impl RunSummary {
                 .unwrap_or(false)
         };
         let usage = result.as_ref().and_then(|r| r.get("usage"));
+        let transcript = std::fs::read_to_string(dir.join(TRANSCRIPT_FILE)).ok();
         let receipt = dir.join(RECEIPT_HTML);
         Some(Self {
             outcome: result
@@ -86,8 +90,11 @@ impl RunSummary {
                 .as_ref()
                 .and_then(|r| r.get("cost_usd"))
                 .and_then(Value::as_f64),
-            model: first_event(dir)
+            model: transcript
+                .as_deref()
+                .and_then(first_event)
                 .and_then(|e| e.get("model").and_then(Value::as_str).map(str::to_owned)),
+            ended: transcript.as_deref().and_then(finished_at),
             receipt: receipt.is_file().then_some(receipt),
             id,
             dir: dir.to_path_buf(),
@@ -109,10 +116,28 @@ pub fn parse_name(name: &str) -> Option<(DateTime<Utc>, String)> {
 }
 
 /// The transcript's first event (`run_started`), read without checking.
-fn first_event(dir: &Path) -> Option<Value> {
-    let text = std::fs::read_to_string(dir.join(TRANSCRIPT_FILE)).ok()?;
-    let line: Value = serde_json::from_str(text.lines().next()?).ok()?;
+fn first_event(transcript: &str) -> Option<Value> {
+    let line: Value = serde_json::from_str(transcript.lines().next()?).ok()?;
     line.get("event").cloned()
+}
+
+/// The time of the transcript's last `finished` event, read without
+/// checking. Searched from the end, where it is (only the seal follows
+/// it), and only lines that name it are parsed: a transcript holds pages.
+fn finished_at(transcript: &str) -> Option<DateTime<Utc>> {
+    transcript
+        .lines()
+        .rev()
+        .filter(|line| line.contains("\"finished\""))
+        .find_map(|line| {
+            let line: Value = serde_json::from_str(line).ok()?;
+            let kind = line.get("event")?.get("type")?.as_str()?;
+            let time = line.get("time")?.as_str()?;
+            (kind == "finished")
+                .then(|| DateTime::parse_from_rfc3339(time).ok())
+                .flatten()
+                .map(|t| t.with_timezone(&Utc))
+        })
 }
 
 /// Every run under `runs`, newest first. No folder yet is no runs.
@@ -233,6 +258,7 @@ mod tests {
             cost_usd: None,
             model: None,
             receipt: None,
+            ended: None,
         }
     }
 
@@ -252,6 +278,52 @@ mod tests {
                 "{name}"
             );
         }
+    }
+
+    /// The end is the last `finished` event's time, as the record writer
+    /// stamps it; a run with none (killed) has no end.
+    #[test]
+    fn a_run_ends_at_its_last_finished_event() {
+        let root = tempfile::tempdir().unwrap();
+        let write = |events: &[Value]| {
+            let mut record = super::super::RunRecord::create(root.path(), "netflix").unwrap();
+            for event in events {
+                record.append(event).unwrap();
+            }
+            record.dir().to_path_buf()
+        };
+        let started = serde_json::json!({"type": "run_started", "model": "m"});
+        let finished = serde_json::json!({"type": "finished", "result": {"success": true}});
+        // Names the word as a key, but is no `finished` event.
+        let page = serde_json::json!({"type": "page", "finished": "the text"});
+        let before = Utc::now();
+        let killed = write(&[started.clone(), page.clone()]);
+        let done = write(&[started.clone(), finished.clone(), page]);
+        let twice = write(&[started, finished.clone(), finished]);
+        let after = Utc::now();
+        let ends = |dir: &Path| {
+            let text = std::fs::read_to_string(dir.join(TRANSCRIPT_FILE)).unwrap();
+            let times: Vec<DateTime<Utc>> = text
+                .lines()
+                .map(|l| serde_json::from_str::<Value>(l).unwrap()["time"].clone())
+                .map(|t| {
+                    DateTime::parse_from_rfc3339(t.as_str().unwrap())
+                        .unwrap()
+                        .into()
+                })
+                .collect();
+            (RunSummary::read(dir).unwrap().ended, times)
+        };
+        assert_eq!(ends(&killed).0, None);
+        let (ended, times) = ends(&done);
+        assert_eq!(ended, Some(times[1]));
+        // The transcript's times are in milliseconds.
+        let millis = |t: DateTime<Utc>| t.timestamp_millis();
+        assert!(ended.is_some_and(|t| millis(before) <= millis(t) && millis(t) <= millis(after)));
+        let (ended, times) = ends(&twice);
+        assert_eq!(ended, Some(times[2]));
+        // The model still comes from the first line.
+        assert_eq!(RunSummary::read(&done).unwrap().model.as_deref(), Some("m"));
     }
 
     #[test]

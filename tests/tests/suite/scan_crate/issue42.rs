@@ -586,8 +586,11 @@ fn case8_deep_nesting_is_refused_at_once() {
             matches!(error, ScanError::TooDeep { limit: 100, .. }),
             "{name}: {error}"
         );
+        // Not a measure of speed (that is the scan bench's): a reader
+        // quadratic in the nesting would take hours on a million levels,
+        // and a busy CI machine must not fail a linear one.
         assert!(
-            started.elapsed() < Duration::from_secs(2),
+            started.elapsed() < Duration::from_secs(30),
             "{name}: {:?}",
             started.elapsed()
         );
