@@ -22,6 +22,7 @@ mod suite {
     mod honest_sample;
     mod hostile;
     mod llm;
+    mod map;
     mod mcp;
     mod mcp_conformance;
     mod mcp_faults;

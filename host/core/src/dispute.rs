@@ -283,7 +283,7 @@ impl Facts {
             return Err(DisputeError::Nothing(if reason.is_empty() {
                 "without a reason".to_owned()
             } else {
-                format!("as {reason}")
+                format!("as {reason}, not a verified cancellation")
             }));
         };
         let shots = shots(dir, &ending, &made.approvals);

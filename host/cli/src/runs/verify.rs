@@ -17,14 +17,14 @@ use subterminator_core::record::runs;
 use subterminator_core::signing::{self, Keyring, Known, PublicKey, Signed, Trust};
 
 /// One checked thing: a file or the record, and what was found.
-struct Verdict {
+struct Checked {
     what: String,
     problem: Option<String>,
     signed: Option<Signed>,
     detail: Vec<String>,
 }
 
-impl Verdict {
+impl Checked {
     fn json(&self) -> Value {
         let s = self.signed.as_ref().map(|s| &s.statement);
         json!({
@@ -66,7 +66,7 @@ pub fn run(target: &str, given: &[String], dirs: &Dirs, json: bool) -> Result<u8
     if json {
         println!(
             "{}",
-            json!({ "target": target, "ok": ok, "checked": verdicts.iter().map(Verdict::json).collect::<Vec<_>>() })
+            json!({ "target": target, "ok": ok, "checked": verdicts.iter().map(Checked::json).collect::<Vec<_>>() })
         );
     } else {
         for v in &verdicts {
@@ -76,7 +76,7 @@ pub fn run(target: &str, given: &[String], dirs: &Dirs, json: bool) -> Result<u8
     Ok(super::exit_code(ok))
 }
 
-fn print(v: &Verdict) {
+fn print(v: &Checked) {
     use subterminator_core::text::sanitize;
     match &v.problem {
         None => println!("✓ {}", v.what),
@@ -114,12 +114,12 @@ fn judged(
 }
 
 /// A receipt file on its own.
-fn receipt_file(path: &Path, given: &[PublicKey], keyring: Option<&Keyring>) -> Verdict {
+fn receipt_file(path: &Path, given: &[PublicKey], keyring: Option<&Keyring>) -> Checked {
     let what = path.display().to_string();
     let bytes = match std::fs::read(path) {
         Ok(bytes) => bytes,
         Err(e) => {
-            return Verdict {
+            return Checked {
                 what,
                 problem: Some(format!("cannot be read: {e}")),
                 signed: None,
@@ -138,14 +138,14 @@ fn receipt_file(path: &Path, given: &[PublicKey], keyring: Option<&Keyring>) -> 
                 }
                 Err(why) => Some(why),
             };
-            Verdict {
+            Checked {
                 what,
                 problem,
                 signed: Some(sealed.signed),
                 detail,
             }
         }
-        Err(fault) => Verdict {
+        Err(fault) => Checked {
             what,
             problem: Some(fault.to_string()),
             signed: None,
@@ -177,7 +177,7 @@ fn run_folder(
     id: &str,
     given: &[PublicKey],
     keyring: Option<&Keyring>,
-) -> Vec<Verdict> {
+) -> Vec<Checked> {
     let mut verdicts = Vec::new();
     let record = match integrity::verify(dir) {
         Ok(v) => {
@@ -212,14 +212,14 @@ fn run_folder(
                     None
                 }
             };
-            Verdict {
+            Checked {
                 what: id.to_owned(),
                 problem,
                 signed: v.signed,
                 detail,
             }
         }
-        Err(m) => Verdict {
+        Err(m) => Checked {
             what: id.to_owned(),
             problem: Some(m.to_string()),
             signed: None,
