@@ -161,6 +161,60 @@ pub fn text(output: &Output) -> String {
     )
 }
 
+/// `subterminator <args>` in `home`, nothing on stdin, to the end: its exit
+/// code and [`text`].
+pub async fn sub(home: &Path, args: &[&str]) -> anyhow::Result<(Option<i32>, String)> {
+    let mut command = command(home);
+    command.args(args);
+    let out = run(command, "").await?;
+    Ok((out.status.code(), text(&out)))
+}
+
+/// The offline policy cancels Netflix on a practice copy served for it,
+/// headless in a throwaway profile; `answer` is typed at the prompt.
+/// Returns the exit code, [`text`] and the run's folder.
+pub async fn offline_netflix(
+    home: &Path,
+    answer: &str,
+) -> anyhow::Result<(Option<i32>, String, PathBuf)> {
+    use subterminator_core::demo::{PracticeSite, SiteOptions};
+    let site = PracticeSite::serve(SiteOptions::default()).await?;
+    let mut command = command(home);
+    command.args([
+        "cancel",
+        "netflix",
+        "--start-url",
+        &site.url(),
+        "--model",
+        "offline",
+        "--headless",
+        "--isolated",
+    ]);
+    let out = run(command, answer).await?;
+    let dir = run_dirs(home)
+        .pop()
+        .ok_or_else(|| anyhow::anyhow!("the run left no folder: {}", text(&out)))?;
+    Ok((out.status.code(), text(&out), dir))
+}
+
+/// Every file under `dir`, as paths relative to it, sorted.
+pub fn files_under(dir: &Path) -> std::io::Result<Vec<PathBuf>> {
+    let mut found = Vec::new();
+    let mut pending = vec![dir.to_path_buf()];
+    while let Some(folder) = pending.pop() {
+        for entry in std::fs::read_dir(&folder)?.flatten() {
+            let path = entry.path();
+            if path.is_dir() {
+                pending.push(path);
+            } else if let Ok(relative) = path.strip_prefix(dir) {
+                found.push(relative.to_path_buf());
+            }
+        }
+    }
+    found.sort();
+    Ok(found)
+}
+
 /// Every run folder under `home`, oldest first.
 pub fn run_dirs(home: &Path) -> Vec<PathBuf> {
     let Ok(entries) = std::fs::read_dir(home.join("data/runs")) else {

@@ -7,36 +7,19 @@
 use std::path::{Path, PathBuf};
 
 use serde_json::Value;
-use subterminator_core::demo::{PracticeSite, SiteOptions};
 use subterminator_core::receipt::seal;
 use subterminator_core::signing::Keyring;
 use subterminator_tests::e2e;
 
-/// `subterminator <args>` in `home`, to the end.
 async fn sub(home: &Path, args: &[&str]) -> (Option<i32>, String) {
-    let mut command = e2e::command(home);
-    command.args(args);
-    let out = e2e::run(command, "").await.unwrap();
-    (out.status.code(), e2e::text(&out))
+    e2e::sub(home, args).await.unwrap()
 }
 
 /// The offline policy cancels Netflix on a practice copy, approved.
 async fn cancelled(home: &Path) -> PathBuf {
-    let site = PracticeSite::serve(SiteOptions::default()).await.unwrap();
-    let mut command = e2e::command(home);
-    command.args([
-        "cancel",
-        "netflix",
-        "--start-url",
-        &site.url(),
-        "--model",
-        "offline",
-        "--headless",
-        "--isolated",
-    ]);
-    let out = e2e::run(command, "y\n").await.unwrap();
-    assert_eq!(out.status.code(), Some(0), "{}", e2e::text(&out));
-    e2e::run_dirs(home).pop().unwrap()
+    let (code, said, run) = e2e::offline_netflix(home, "y\n").await.unwrap();
+    assert_eq!(code, Some(0), "{said}");
+    run
 }
 
 async fn public_key(home: &Path) -> String {
@@ -50,22 +33,8 @@ async fn public_key(home: &Path) -> String {
     value["public_key"].as_str().unwrap().to_owned()
 }
 
-/// Every file under `dir`, relative.
 fn files(dir: &Path) -> Vec<PathBuf> {
-    let mut found = Vec::new();
-    let mut pending = vec![dir.to_path_buf()];
-    while let Some(folder) = pending.pop() {
-        for entry in std::fs::read_dir(&folder).unwrap().flatten() {
-            let path = entry.path();
-            if path.is_dir() {
-                pending.push(path);
-            } else {
-                found.push(path.strip_prefix(dir).unwrap().to_path_buf());
-            }
-        }
-    }
-    found.sort();
-    found
+    e2e::files_under(dir).unwrap()
 }
 
 fn copy_dir(from: &Path, to: &Path) {
@@ -325,20 +294,8 @@ async fn dispute_letters_for_a_verified_practice_run_and_a_phone_only_bench_flow
 
     // A run a letter cannot state is refused, and nothing is written.
     let rejected = tempfile::tempdir().unwrap();
-    let site = PracticeSite::serve(SiteOptions::default()).await.unwrap();
-    let mut command = e2e::command(rejected.path());
-    command.args([
-        "cancel",
-        "netflix",
-        "--start-url",
-        &site.url(),
-        "--model",
-        "offline",
-        "--headless",
-        "--isolated",
-    ]);
-    let said = e2e::run(command, "n\n").await.unwrap();
-    assert_eq!(said.status.code(), Some(1), "{}", e2e::text(&said));
+    let (code, said, _) = e2e::offline_netflix(rejected.path(), "n\n").await.unwrap();
+    assert_eq!(code, Some(1), "{said}");
     let nowhere = rejected.path().join("letters");
     let (code, said) = sub(
         rejected.path(),

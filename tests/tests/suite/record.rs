@@ -8,39 +8,18 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 
 use serde_json::{Value, json};
 use subterminator_core::browser::{Browser, BrowserOptions};
-use subterminator_core::demo::{PracticeSite, SiteOptions};
 use subterminator_core::record::RunRecord;
 use subterminator_tests::e2e;
 use subterminator_tests::model_server::{ModelServer, Reply};
 use subterminator_tests::scripted::find_ref;
 use subterminator_tests::site::{Site, site_dir};
 
-/// `subterminator <args>` in `home`, to the end.
 async fn sub(home: &Path, args: &[&str]) -> (Option<i32>, String) {
-    let mut command = e2e::command(home);
-    command.args(args);
-    let out = e2e::run(command, "").await.unwrap();
-    (out.status.code(), e2e::text(&out))
+    e2e::sub(home, args).await.unwrap()
 }
 
-/// The offline policy cancels Netflix on a practice copy; `answer` is typed
-/// at the prompt.
 async fn offline_run(home: &Path, answer: &str) -> (Option<i32>, String, PathBuf) {
-    let site = PracticeSite::serve(SiteOptions::default()).await.unwrap();
-    let mut command = e2e::command(home);
-    command.args([
-        "cancel",
-        "netflix",
-        "--start-url",
-        &site.url(),
-        "--model",
-        "offline",
-        "--headless",
-        "--isolated",
-    ]);
-    let out = e2e::run(command, answer).await.unwrap();
-    let run = e2e::run_dirs(home).pop().unwrap();
-    (out.status.code(), e2e::text(&out), run)
+    e2e::offline_netflix(home, answer).await.unwrap()
 }
 
 /// The width a PNG's header gives.
