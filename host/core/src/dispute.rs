@@ -39,15 +39,29 @@ pub enum Recipient {
 impl FromStr for Recipient {
     type Err = String;
     fn from_str(s: &str) -> Result<Self, String> {
-        match s {
-            "bank" => Ok(Recipient::Bank),
-            "regulator" => Ok(Recipient::Regulator),
-            "merchant" => Ok(Recipient::Merchant),
-            other => Err(format!(
-                "{other:?} is not a recipient: bank, regulator or merchant"
-            )),
-        }
+        named(
+            s,
+            &[
+                ("bank", Recipient::Bank),
+                ("regulator", Recipient::Regulator),
+                ("merchant", Recipient::Merchant),
+            ],
+            "a recipient",
+        )
     }
+}
+
+/// `text` as one of `table`'s names, or an error listing them.
+fn named<T: Copy>(text: &str, table: &[(&str, T)], what: &str) -> Result<T, String> {
+    table
+        .iter()
+        .find(|(name, _)| *name == text)
+        .map(|(_, value)| *value)
+        .ok_or_else(|| {
+            let names: Vec<&str> = table.iter().map(|(n, _)| *n).collect();
+            let (last, rest) = names.split_last().unwrap_or((&"", &[]));
+            format!("{text:?} is not {what}: {} or {last}", rest.join(", "))
+        })
 }
 
 /// Whose rules a regulator's letter names.
@@ -63,16 +77,17 @@ pub enum Jurisdiction {
 impl FromStr for Jurisdiction {
     type Err = String;
     fn from_str(s: &str) -> Result<Self, String> {
-        match s {
-            "us-ca" => Ok(Jurisdiction::UsCa),
-            "us" => Ok(Jurisdiction::Us),
-            "eu" => Ok(Jurisdiction::Eu),
-            "uk" => Ok(Jurisdiction::Uk),
-            "de" => Ok(Jurisdiction::De),
-            other => Err(format!(
-                "{other:?} is not a jurisdiction: us-ca, us, eu, uk or de"
-            )),
-        }
+        named(
+            s,
+            &[
+                ("us-ca", Jurisdiction::UsCa),
+                ("us", Jurisdiction::Us),
+                ("eu", Jurisdiction::Eu),
+                ("uk", Jurisdiction::Uk),
+                ("de", Jurisdiction::De),
+            ],
+            "a jurisdiction",
+        )
     }
 }
 
@@ -86,13 +101,11 @@ pub enum Language {
 impl FromStr for Language {
     type Err = String;
     fn from_str(s: &str) -> Result<Self, String> {
-        match s {
-            "en" => Ok(Language::En),
-            "de" => Ok(Language::De),
-            other => Err(format!(
-                "{other:?} is not a language of the letters: en or de"
-            )),
-        }
+        named(
+            s,
+            &[("en", Language::En), ("de", Language::De)],
+            "a language of the letters",
+        )
     }
 }
 
