@@ -35,14 +35,15 @@ impl Currency {
         std::str::from_utf8(&self.0).unwrap_or("XXX")
     }
 
-    /// Digits after the decimal mark in this currency's minor unit: 0 for the
-    /// yen and won, 3 for the Gulf dinars, 2 for the rest (ISO 4217).
+    /// Digits after the decimal mark in this currency's minor unit, as ISO
+    /// 4217 lists it (the `iso_currency` crate's table: 0 for the yen and
+    /// the Burundian franc, 3 for the Gulf dinars, 4 for the Chilean
+    /// Unidad de Fomento). A code it does not know, and XXX (no currency),
+    /// have 2: what a statement that never names its currency writes.
     pub fn decimals(self) -> u32 {
-        match &self.0 {
-            b"JPY" | b"KRW" | b"ISK" | b"CLP" | b"VND" | b"PYG" | b"UGX" | b"XAF" | b"XOF" => 0,
-            b"BHD" | b"KWD" | b"OMR" | b"JOD" | b"TND" | b"IQD" | b"LYD" => 3,
-            _ => 2,
-        }
+        iso_currency::Currency::from_code(self.code())
+            .and_then(iso_currency::Currency::exponent)
+            .map_or(2, u32::from)
     }
 }
 
@@ -345,6 +346,33 @@ fn whole_digits(text: &str, mark: DecimalMark) -> Option<i64> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn every_currency_has_iso_4217s_minor_unit() {
+        // Those the old hand-written table missed among them.
+        let cases = [
+            ("USD", 2),
+            ("EUR", 2),
+            ("JPY", 0),
+            ("BIF", 0),
+            ("DJF", 0),
+            ("GNF", 0),
+            ("KMF", 0),
+            ("RWF", 0),
+            ("VUV", 0),
+            ("XPF", 0),
+            ("BHD", 3),
+            ("TND", 3),
+            ("CLF", 4),
+            ("XXX", 2),
+            ("QQQ", 2),
+        ];
+        for (code, decimals) in cases {
+            let decimals_of = Currency::parse(code).map(Currency::decimals);
+            assert_eq!(decimals_of, Some(decimals), "{code}");
+        }
+        assert_eq!(Money::new(1500, Currency(*b"BIF")).decimal(), "1500");
+    }
 
     #[test]
     fn amounts_parse_to_minor_units() {
