@@ -1,30 +1,24 @@
-//! Entity references in OFX and CAMT text: the five XML entities, `&nbsp;`
-//! and character references.
+//! Entity references in OFX and CAMT text, resolved by quick-xml's own
+//! rules (the five XML entities, character references), plus `&nbsp;`,
+//! which banks' OFX files use though XML has no such entity.
 
 use std::borrow::Cow;
 
+use quick_xml::escape::resolve_xml_entity;
+use quick_xml::events::BytesRef;
+
 /// The text of an entity reference's name (`amp`, `#38`, `#x26`). Unknown
-/// names are kept as written, `&name;`: a bank's odd entity is still part of
-/// the descriptor, and dropping it could merge two merchants.
+/// names, and character references quick-xml refuses (`#0`), are kept as
+/// written, `&name;`: a bank's odd entity is still part of the descriptor,
+/// and dropping it could merge two merchants.
 pub(crate) fn resolve_entity(name: &str) -> Cow<'static, str> {
-    let known = match name {
-        "amp" => Some('&'),
-        "lt" => Some('<'),
-        "gt" => Some('>'),
-        "quot" => Some('"'),
-        "apos" => Some('\''),
-        "nbsp" => Some(' '),
-        _ => name.strip_prefix('#').and_then(|number| {
-            let code = match number.strip_prefix(['x', 'X']) {
-                Some(hex) => u32::from_str_radix(hex, 16).ok(),
-                None => number.parse().ok(),
-            };
-            code.and_then(char::from_u32).filter(|c| *c != '\0')
-        }),
-    };
-    match known {
-        Some(c) => Cow::Owned(c.to_string()),
-        None => Cow::Owned(format!("&{name};")),
+    if let Ok(Some(c)) = BytesRef::new(name).resolve_char_ref() {
+        return Cow::Owned(c.to_string());
+    }
+    match (resolve_xml_entity(name), name) {
+        (Some(text), _) => Cow::Borrowed(text),
+        (None, "nbsp") => Cow::Borrowed(" "),
+        (None, _) => Cow::Owned(format!("&{name};")),
     }
 }
 
@@ -65,6 +59,10 @@ mod tests {
             ("AT&T", "AT&T"),
             ("A &lt;B&gt; &#38; &#x26; &quot;x&quot;", "A <B> & & \"x\""),
             ("odd &foo; &", "odd &foo; &"),
+            (
+                "nul &#0; kept, space&nbsp;made",
+                "nul &#0; kept, space made",
+            ),
             ("plain", "plain"),
         ];
         for (text, want) in cases {
