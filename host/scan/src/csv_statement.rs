@@ -196,7 +196,7 @@ pub(crate) fn read(
     }
 
     if let ResolvedAmount::Signed(index, ChargeSign::FromRows) = resolved.amount {
-        let sign = signs.decide(name)?;
+        let sign = signs.charge_sign(name)?;
         resolved.amount = ResolvedAmount::Signed(index, sign);
         let which = if sign == ChargeSign::Negative {
             "negative"

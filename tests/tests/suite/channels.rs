@@ -61,7 +61,7 @@ async fn a_get_that_reads_as_a_commit_is_held_with_no_plugin() {
             "{name}"
         );
         assert!(h.url.contains("/membership/cancel/complete"), "{h:?}");
-        guard.decide(&browser, h.id, false).await.unwrap();
+        guard.answer(&browser, h.id, false).await.unwrap();
     }
     assert_eq!(
         logged(&site, "/membership/cancel/complete"),
@@ -95,7 +95,7 @@ async fn every_hop_of_a_redirect_is_judged_before_anything_is_sent_to_it() {
         "a GET request that reads as confirming the cancellation (a redirect)"
     );
     assert!(h.url.ends_with("/membership/cancel/confirm"), "{h:?}");
-    guard.decide(&browser, h.id, false).await.unwrap();
+    guard.answer(&browser, h.id, false).await.unwrap();
     assert_eq!(
         logged(&site, "/membership/cancel/confirm"),
         Vec::<String>::new()

@@ -152,7 +152,7 @@ async fn guarded_holds_every_way_to_commit_and_says_which() {
             "confirm=yes"
         )
     );
-    assert!(guard.decide(&browser, h.id, false).await.unwrap());
+    assert!(guard.answer(&browser, h.id, false).await.unwrap());
     assert_eq!(logged(&site, "/commit.html"), Vec::<String>::new());
     assert_eq!(
         browser.snapshot().await.unwrap().url,
@@ -172,7 +172,7 @@ async fn guarded_holds_every_way_to_commit_and_says_which() {
             "a request to the plugin's commit URL */commit.html?x"
         )
     );
-    guard.decide(&browser, h.id, false).await.unwrap();
+    guard.answer(&browser, h.id, false).await.unwrap();
     assert_eq!(logged(&site, "/commit.html"), Vec::<String>::new());
 
     // The same commit URL behind a redirect from a harmless link: the first
@@ -189,7 +189,7 @@ async fn guarded_holds_every_way_to_commit_and_says_which() {
             "a request to the plugin's commit URL */commit.html?x (a redirect)"
         )
     );
-    guard.decide(&browser, h.id, false).await.unwrap();
+    guard.answer(&browser, h.id, false).await.unwrap();
     // The first hop went (the browser's own GET: nothing probes ahead).
     assert_eq!(logged(&site, "/go/plan"), ["GET /go/plan"]);
     assert_eq!(logged(&site, "/commit.html"), Vec::<String>::new());
@@ -229,7 +229,7 @@ async fn guarded_holds_every_way_to_commit_and_says_which() {
         );
         assert_eq!(h.url, url, "{button}");
         assert!(!h.navigation);
-        guard.decide(&browser, h.id, false).await.unwrap();
+        guard.answer(&browser, h.id, false).await.unwrap();
     }
     for path in [
         "/api/cancel",
@@ -260,12 +260,12 @@ async fn guarded_holds_every_way_to_commit_and_says_which() {
     assert_eq!(h.url, site.url("/commit.html?from=frame"));
     assert_eq!(h.why, "a form submission to the service");
     assert!(!h.navigation, "the frame's, not the page's");
-    guard.decide(&browser, h.id, false).await.unwrap();
+    guard.answer(&browser, h.id, false).await.unwrap();
     assert_eq!(logged(&site, "/commit.html"), Vec::<String>::new());
 
     // Nothing is reported twice, and a decided request cannot be decided again.
     quiet(&guard.take(&browser).await.unwrap());
-    assert!(!guard.decide(&browser, h.id, true).await.unwrap());
+    assert!(!guard.answer(&browser, h.id, true).await.unwrap());
     browser.shutdown().await.unwrap();
 }
 
@@ -286,7 +286,7 @@ async fn a_held_request_goes_on_with_a_yes() {
     assert_eq!(logged(&site, "/commit.html"), Vec::<String>::new());
     let t = taken(&guard, &browser).await;
     let h = one_held(&t).clone();
-    assert!(guard.decide(&browser, h.id, true).await.unwrap());
+    assert!(guard.answer(&browser, h.id, true).await.unwrap());
     assert_eq!(logged(&site, "/commit.html"), ["POST /commit.html"]);
     let after = browser.snapshot().await.unwrap();
     assert_eq!(after.title, "Guard - Committed");
@@ -311,7 +311,7 @@ async fn a_beacon_is_held_too() {
         (h.method.as_str(), h.why.as_str()),
         ("POST", "a POST request to the service")
     );
-    guard.decide(&browser, h.id, false).await.unwrap();
+    guard.answer(&browser, h.id, false).await.unwrap();
     assert_eq!(logged(&site, "/api/beacon-cancel"), Vec::<String>::new());
     browser.shutdown().await.unwrap();
 }
@@ -359,7 +359,7 @@ async fn links_pass_unless_the_page_commits_and_harmless_requests_need_their_ste
         (h.method.as_str(), h.why.as_str(), h.navigation),
         ("GET", "a navigation away from a page that commits", true)
     );
-    guard.decide(&browser, h.id, false).await.unwrap();
+    guard.answer(&browser, h.id, false).await.unwrap();
 
     // The plan's harmless request: held without its step, passed with it.
     guard.set_mode(&browser, GUARDED).await.unwrap();
@@ -368,7 +368,7 @@ async fn links_pass_unless_the_page_commits_and_harmless_requests_need_their_ste
     click(&browser, &reference(&page, "button", "Save settings")).await;
     let t = taken(&guard, &browser).await;
     guard
-        .decide(&browser, one_held(&t).id, false)
+        .answer(&browser, one_held(&t).id, false)
         .await
         .unwrap();
     assert_eq!(logged(&site, "/api/settings"), Vec::<String>::new());
@@ -395,13 +395,13 @@ async fn links_pass_unless_the_page_commits_and_harmless_requests_need_their_ste
             "a POST request to the service"
         )
     );
-    guard.decide(&browser, h.id, false).await.unwrap();
+    guard.answer(&browser, h.id, false).await.unwrap();
     assert_eq!(logged(&site, "/api/settings"), ["POST /api/settings"]);
     // Its step's declaration lets nothing else through.
     click(&browser, &reference(&page, "button", "Cancel by API")).await;
     let t = taken(&guard, &browser).await;
     guard
-        .decide(&browser, one_held(&t).id, false)
+        .answer(&browser, one_held(&t).id, false)
         .await
         .unwrap();
     assert_eq!(logged(&site, "/api/cancel"), Vec::<String>::new());
@@ -595,7 +595,7 @@ async fn approved_releases_and_records_everything() {
     let t = taken(&guard, &browser).await;
     assert_eq!(one_held(&t).why, "a form submission to the service");
     guard
-        .decide(&browser, one_held(&t).id, false)
+        .answer(&browser, one_held(&t).id, false)
         .await
         .unwrap();
     browser.shutdown().await.unwrap();
@@ -623,7 +623,7 @@ async fn a_lost_guard_is_reinstalled_and_reported() {
     let t = taken(&guard, &browser).await;
     assert_eq!(one_held(&t).why, "a form submission to the service");
     guard
-        .decide(&browser, one_held(&t).id, false)
+        .answer(&browser, one_held(&t).id, false)
         .await
         .unwrap();
     browser.shutdown().await.unwrap();
@@ -719,7 +719,7 @@ async fn guard_costs() {
         let t = taken(&guard, &browser).await;
         let started = Instant::now();
         guard
-            .decide(&browser, one_held(&t).id, false)
+            .answer(&browser, one_held(&t).id, false)
             .await
             .unwrap();
         decide.push(started.elapsed());

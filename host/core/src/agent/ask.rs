@@ -12,8 +12,9 @@ use crate::approval::{Answer, ApprovalRequest};
 use crate::feed::Ask;
 use crate::safety::RefusalCode;
 
-/// How a question ended.
-pub(super) enum Asked {
+/// How a question ended. (Not `result::Asked`, what the host sent its
+/// model.)
+pub(super) enum Reply {
     Yes(Approval),
     /// A no with words for the driver: the run goes on.
     Feedback(Refusal),
@@ -30,20 +31,20 @@ pub(super) async fn ask(
     mut request: ApprovalRequest,
     what: &str,
     final_step: bool,
-) -> Asked {
+) -> Reply {
     // While a navigation is held, the browser takes no picture (it waits
     // for the page that does not come): the question shows the request.
     if !request.held_navigation {
         request.screenshot = screenshot(cx, state.in_flight).await;
     }
     match answer(cx, state, request).await {
-        Answer::Approved => Asked::Yes(Approval::new(state.turn, what, final_step)),
-        Answer::Rejected => Asked::Ended(rejected(
+        Answer::Approved => Reply::Yes(Approval::new(state.turn, what, final_step)),
+        Answer::Rejected => Reply::Ended(rejected(
             state.turn,
             &format!("the human did not approve {}", what.trim()),
         )),
-        Answer::Unavailable(why) => Asked::Ended(rejected(state.turn, &unavailable(&why))),
-        Answer::Feedback(feedback) => Asked::Feedback(Refusal::new(
+        Answer::Unavailable(why) => Reply::Ended(rejected(state.turn, &unavailable(&why))),
+        Answer::Feedback(feedback) => Reply::Feedback(Refusal::new(
             RefusalCode::HumanRejected,
             format!("User feedback: {feedback}"),
         )),

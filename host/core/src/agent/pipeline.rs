@@ -11,7 +11,7 @@ use std::time::Instant;
 
 use super::action::{Action, Origin};
 use super::approval::Approval;
-use super::ask::{self, Asked, rejected};
+use super::ask::{self, Reply, rejected};
 use super::ctx::Ctx;
 use super::decide::{accepts_dialog, decide, final_step};
 use super::facts::{self, Gathered};
@@ -141,12 +141,12 @@ pub(super) async fn act(
                 let leaving = leaving(cx, state, &resolved);
                 let final_step = leaving.is_none() && final_step(cx, state, &resolved, &gathered);
                 match ask::ask(cx, state, request, &what, final_step).await {
-                    Asked::Yes(_) if leaving.is_some() => {
+                    Reply::Yes(_) if leaving.is_some() => {
                         if let Some(origin) = leaving {
                             widen(cx, state, origin);
                         }
                     }
-                    Asked::Yes(approval) => {
+                    Reply::Yes(approval) => {
                         match facts::changed_since(cx, &resolved.action, &gathered).await? {
                             None => break (gathered, Clearance::Approved(approval)),
                             Some(_) if reasks >= MAX_REASKS => {
@@ -161,8 +161,8 @@ pub(super) async fn act(
                             }
                         }
                     }
-                    Asked::Feedback(refusal) => return Ok(Acted::Refused(refusal)),
-                    Asked::Ended(result) => return Ok(Acted::Ended(Box::new(result))),
+                    Reply::Feedback(refusal) => return Ok(Acted::Refused(refusal)),
+                    Reply::Ended(result) => return Ok(Acted::Ended(Box::new(result))),
                 }
             }
         }
@@ -386,7 +386,7 @@ async fn run_and_look(
         let url = state.snapshot.url.clone();
         let request = question::held(&resolved, gathered, &pending, &url, also);
         match ask::ask(cx, state, request, &sends, false).await {
-            Asked::Yes(approval) => match run::release(cx, state, &pending, approval).await? {
+            Reply::Yes(approval) => match run::release(cx, state, &pending, approval).await? {
                 Ok((taken, spent)) => {
                     if !taken.stopped.is_empty() {
                         cx.reporter.emit(Event::GuardBlocked {
@@ -400,12 +400,12 @@ async fn run_and_look(
                 }
                 Err(why) => return Ok(Acted::Ended(Box::new(guard_failed(state.turn, &why)))),
             },
-            Asked::Ended(result) => {
+            Reply::Ended(result) => {
                 run::abort(cx, state, &pending).await?;
                 run::wait_in_flight(cx, state, &mut ran).await?;
                 return Ok(Acted::Ended(Box::new(result)));
             }
-            Asked::Feedback(refusal) => {
+            Reply::Feedback(refusal) => {
                 run::abort(cx, state, &pending).await?;
                 guard_note = Some(format!(
                     "The browser held {sends}, which this action sent without the human's approval; nothing was sent. {}",

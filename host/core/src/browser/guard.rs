@@ -80,7 +80,7 @@ pub const MAX_URL_CHARS: usize = 2000;
 /// characters (passwords and card numbers masked in the browser first).
 pub const MAX_BODY_CHARS: usize = 200;
 
-/// How long [`NetworkGuard::decide`] waits, in milliseconds, for a released
+/// How long [`NetworkGuard::answer`] waits, in milliseconds, for a released
 /// request's answer and the page it loads before the host looks again.
 pub const RELEASE_WAIT_MS: u64 = 10_000;
 
@@ -190,7 +190,7 @@ pub struct BlockedRequest {
 }
 
 /// A request the guard holds: it waits in the browser for the person's
-/// answer ([`NetworkGuard::decide`]).
+/// answer ([`NetworkGuard::answer`]).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct HeldRequest {
     pub id: u64,
@@ -263,7 +263,7 @@ impl NetworkGuard {
     }
 
     /// What happened since the last call: the requests stopped, held (still
-    /// waiting for [`NetworkGuard::decide`]) and released, oldest first.
+    /// waiting for [`NetworkGuard::answer`]) and released, oldest first.
     pub async fn take(&self, browser: &Browser) -> Result<Taken, BrowserError> {
         let mode = self.remembered().unwrap_or(INITIAL_MODE);
         let taken = self.run(browser, Op::Take, mode).await?;
@@ -284,7 +284,7 @@ impl NetworkGuard {
     /// release, waits (at most [`RELEASE_WAIT_MS`]) for its answer and the
     /// page it loads. `Ok(false)` when no such request waits (the page went
     /// away, or it was decided already).
-    pub async fn decide(
+    pub async fn answer(
         &self,
         browser: &Browser,
         id: u64,

@@ -31,7 +31,7 @@ impl SignCount {
         }
     }
 
-    pub(super) fn decide(&self, name: &str) -> Result<ChargeSign, ScanError> {
+    pub(super) fn charge_sign(&self, name: &str) -> Result<ChargeSign, ScanError> {
         match self.negative.cmp(&self.positive) {
             std::cmp::Ordering::Greater => Ok(ChargeSign::Negative),
             std::cmp::Ordering::Less => Ok(ChargeSign::Positive),
