@@ -81,6 +81,7 @@ const FLAGS: &[(&str, &[&str], &[&str])] = &[
             "verbose",
             "max-bytes",
             "html",
+            "since-cancel",
         ],
         // The run flags `scan --cancel` passes on as they are; `cancel
         // --help` shows each with an example.
