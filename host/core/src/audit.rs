@@ -168,7 +168,7 @@ impl Finding {
             }
             Kind::PhoneOrChatOnly => {
                 format!(
-                    "There was no way to cancel online; the service sent the person to a phone or a chat: \"{e}\"."
+                    "There was no way to cancel online; the service sent the person to a phone or a chat (its plugin's words: \"{e}\")."
                 )
             }
         }

@@ -154,7 +154,7 @@ pub fn kind_sentence_de(kind: Kind) -> &'static str {
         Kind::HardToSee => "{e} war schwer zu erkennen ({d}).",
         Kind::CompulsorySurvey => "Der Ablauf ging erst weiter, nachdem {e} beantwortet war ({d}).",
         Kind::PhoneOrChatOnly => {
-            "Es gab keinen Weg, online zu kündigen; der Dienst verwies auf Telefon oder Chat: „{e}“."
+            "Es gab keinen Weg, online zu kündigen; der Dienst verwies auf Telefon oder Chat (Wortlaut seines Plugins: „{e}“)."
         }
     }
 }
