@@ -1,4 +1,4 @@
-//! Token budgets of the compact toolset (seed 002 §2.1), measured with a real
+//! Token budgets of the compact toolset, measured with a real
 //! BPE tokenizer (tiktoken-rs o200k_base, GPT-4o's): the scripted practice
 //! site cancellation in both toolsets, per turn and in total, and the
 //! snapshot sizes of the practice pages, the test pages and the 42 KB

@@ -1,4 +1,4 @@
-//! A scripted model for the compact toolset (seed 002's seven tools): it
+//! A scripted model for the compact toolset's seven tools: it
 //! reads the snapshot JSON in the latest input and answers as a capable
 //! model would, cancelling on the practice site.
 

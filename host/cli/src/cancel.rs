@@ -430,9 +430,9 @@ mod tests {
 /// `--tools`: which tools the model sees.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
 pub enum ToolsArg {
-    /// Seven tools over pruned snapshots (seed 002).
+    /// Seven tools over pruned snapshots.
     Compact,
-    /// Playwright MCP's own tools and snapshots (seed 000).
+    /// Playwright MCP's own tools and snapshots.
     Full,
 }
 

@@ -69,7 +69,7 @@ use crate::plugin::ServiceEntry;
 use ctx::Ctx;
 use state::{Clocks, State};
 
-/// Turns one run may take unless told otherwise (seed 000 §2.4).
+/// Turns one run may take unless told otherwise (`--max-turns`).
 pub const DEFAULT_MAX_TURNS: u32 = 20;
 /// Replies in a row with no tool call before the run gives up.
 pub const MAX_NO_ACTION_REPLIES: u32 = 3;

@@ -7,7 +7,7 @@
 
 use std::path::PathBuf;
 
-/// What the human is shown (seed 000 §2.5.4), with everything the action
+/// What the human is shown (action, URL, screenshot), with all the action
 /// carries: a yes is given to this one action and nothing else.
 #[derive(Debug, Clone, Default, serde::Serialize)]
 pub struct ApprovalRequest {

@@ -63,7 +63,8 @@ pub const PLAYWRIGHT_MCP_VERSION: &str = "0.0.83";
 /// The npm package, without version.
 pub const PLAYWRIGHT_MCP_PACKAGE: &str = "@playwright/mcp";
 
-/// Spawn → `initialize` → `tools/list` must finish within this (seed 000 AC-1.1).
+/// Spawn → `initialize` → `tools/list` must finish within this, or the
+/// connection has failed.
 pub const CONNECT_TIMEOUT: Duration = Duration::from_secs(10);
 
 /// Default limit for one tool call. Longer than [`NAVIGATION_TIMEOUT`] so that

@@ -1,6 +1,6 @@
 //! What kind of failure ended the process, and the exit code each kind
-//! means (seed 000 §2.8.4). A leaf: every layer's error says its class, and
-//! nothing here knows any layer.
+//! means (the Python prototype's codes). A leaf: every layer's error says
+//! its class, and nothing here knows any layer.
 
 /// What kind of failure an error is, which decides the process's exit code.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -34,7 +34,7 @@ mod tests {
     use super::*;
 
     #[test]
-    fn exit_codes_follow_the_seed() {
+    fn exit_codes_follow_the_prototypes() {
         let cases = [
             (ErrorClass::Failure, 1),
             (ErrorClass::Configuration, 2),

@@ -1,4 +1,4 @@
-//! Memory of what worked (seed 003): after a verified cancellation, the path
+//! Memory of what worked: after a verified cancellation, the path
 //! taken, per service and plugin version: for each step the page's URL
 //! pattern, the action, and the target's role and name. Later runs give it
 //! to the model as hints and to the offline policy and `--replay` as their

@@ -1,6 +1,6 @@
 //! What a page looks like to the rest of the host: the normalised snapshot
-//! (seed 000 §2.5.2) that the browser layer produces, the plugins judge, and
-//! the agent shows the model.
+//! (URL, title and accessibility tree as text) that the browser layer
+//! produces, the plugins judge, and the agent shows the model.
 
 pub mod mask;
 pub mod overlay;

@@ -152,7 +152,7 @@ pub enum PluginError {
         source: std::io::Error,
     },
 
-    // Seed 000's wording, word for word: the list of services is the fix.
+    // The Python prototype's exact words: the list of services is the fix.
     #[error("Unknown service '{name}'. Available services: {}", available.join(", "))]
     ServiceNotFound {
         name: String,

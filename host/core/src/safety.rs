@@ -24,7 +24,7 @@ pub use commit_page::CommitPage;
 pub use plan::{PlanKnowledge, PlanMark};
 pub use verification::{Evidence, Verification, judge_success};
 
-/// Why an action was refused, as the model is told it (seed 002's codes).
+/// Why an action was refused, as the model is told it: a browser error code.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize)]
 #[serde(rename_all = "snake_case")]
 pub enum RefusalCode {

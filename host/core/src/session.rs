@@ -28,9 +28,9 @@ pub const OFFLINE_MODEL: &str = "offline";
 /// Which tools the model sees (`--tools`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Tools {
-    /// Seven tools over pruned snapshots (seed 002).
+    /// Seven tools over pruned snapshots.
     Compact,
-    /// Playwright MCP's own tools and snapshots (seed 000).
+    /// Playwright MCP's own tools and snapshots.
     Full,
 }
 

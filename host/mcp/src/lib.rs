@@ -1,4 +1,4 @@
-//! `subterminator mcp`: the canceller served over MCP (seed 004), for people
+//! `subterminator mcp`: the canceller served over MCP, for people
 //! who work inside an MCP client. Two ways in, one host underneath:
 //!
 //! - `cancel_subscription` runs the host's own agent (the configured model
@@ -77,7 +77,8 @@ mod tests {
 }
 pub use sessions::Sessions;
 
-/// Sessions idle this long are closed and their browser shut down (seed 004 §5.3).
+/// Sessions idle this long are closed and their browser shut down, so
+/// forgotten sessions cannot exhaust memory.
 pub const DEFAULT_IDLE_TIMEOUT: Duration = Duration::from_secs(60 * 60);
 
 /// Browsers open at once; each is a Chromium of its own (BENCHMARKS.md

@@ -1,4 +1,4 @@
-//! Every tool result is structured the same way (seed 004 §3.2): a status,
+//! Every tool result is structured the same way: a status,
 //! the data, and on an error or a failed run what to do about it. The same
 //! object goes as text for clients that read only text.
 

@@ -1,4 +1,4 @@
-//! The server's sessions (seed 004's BrowserManager): one browser per MCP
+//! The server's sessions: one browser per MCP
 //! connection (or 2026-07-28 session id) and `session_id`, started by the
 //! first call that needs it, capped in number, closed when idle or when
 //! their client is gone, and all shut down on exit. Profiles are throwaway,

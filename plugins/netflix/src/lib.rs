@@ -1,9 +1,9 @@
 //! Netflix: cancel the membership, decline the retention offers, and prove
 //! from the page itself that the membership is cancelled.
 //!
-//! The predicates are the seeds' tables (000 §2.5.3, §2.6.2, §2.7; 002
-//! §1.6.2, §1.7.2), plus guards where a table alone would let a retention
-//! page pass as success.
+//! The predicates are the Python prototype's checkpoint, success, failure
+//! and sign-in checks, plus guards where a check alone would let a
+//! retention page pass as success.
 
 use subterminator_sdk::prelude::*;
 

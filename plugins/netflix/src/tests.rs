@@ -527,7 +527,7 @@ fn detect_auth_table() {
 }
 
 #[test]
-fn two_factor_message_is_the_seeds() {
+fn two_factor_message_is_the_prototypes() {
     let snap = page("https://www.netflix.com/x", "", "two-factor", vec![]);
     let event = Netflix.detect_auth(&snap);
     assert_eq!(
@@ -537,7 +537,7 @@ fn two_factor_message_is_the_seeds() {
 }
 
 #[test]
-fn metadata_is_the_seeds() {
+fn metadata_is_the_prototypes() {
     let m = Netflix.metadata();
     assert_eq!(m.id, "netflix");
     assert_eq!(m.initial_url, "https://www.netflix.com/account");

@@ -235,7 +235,7 @@ async fn a_page_without_title_is_reported_not_guessed() {
         Some(site.url("/notitle.html").as_str())
     );
     // Playwright MCP leaves the `- Page Title:` line out for an untitled
-    // page; the seed makes a missing title a validation error.
+    // page; a snapshot needs a title, so its absence is a validation error.
     match browser.snapshot().await {
         Err(BrowserError::SnapshotValidation { missing, present }) => {
             assert_eq!(missing, ["the page title"]);

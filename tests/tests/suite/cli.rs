@@ -63,7 +63,7 @@ async fn unknown_services_exit_2_naming_the_known_ones() {
 }
 
 #[tokio::test(flavor = "multi_thread")]
-async fn a_missing_key_exits_2_with_the_seed_message() {
+async fn a_missing_key_exits_2_with_the_prototypes_message() {
     let (code, _, err) = run(&["cancel", "netflix", "--headless"], &[]).await;
     assert_eq!(code, Some(2), "{err}");
     assert!(

@@ -1,4 +1,4 @@
-//! The compact toolset (seed 002) against the real Playwright MCP and
+//! The compact toolset against the real Playwright MCP and
 //! Chromium: every error code on real pages, scrolling, and the scripted
 //! cancellation end to end in both toolsets.
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]

@@ -884,7 +884,7 @@ async fn an_unreachable_server_is_a_connection_error_after_every_attempt() {
 }
 
 #[tokio::test]
-async fn a_missing_key_is_the_seeds_configuration_error() {
+async fn a_missing_key_is_the_prototypes_configuration_error() {
     let server = ModelServer::scripted(vec![]).await.unwrap();
     let remote = ProviderEnv {
         anthropic_base_url: Some("https://api.anthropic.com".into()),

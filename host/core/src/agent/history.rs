@@ -1,8 +1,8 @@
-//! What part of the conversation the model is sent each turn (seed 002
-//! §2.1.3). Two rules keep it small:
+//! What part of the conversation the model is sent each turn. Two rules
+//! keep it small:
 //! - a snapshot is sent in full once: when a later one exists, the toolset
 //!   shrinks the old copies to their id and page (compact does; `full`
-//!   keeps seed 000's behaviour of resending everything);
+//!   keeps the Python prototype's behaviour of resending everything);
 //! - past [`HISTORY_TOKEN_BUDGET`], only the goal and the last
 //!   [`KEPT_TURNS`] turns stay, and the turns dropped are listed in a
 //!   system-generated "Previous actions" summary after the goal.
@@ -25,9 +25,9 @@ use serde_json::Value;
 use super::toolset::Toolset;
 use crate::llm::{Message, ToolCall};
 
-/// Seed 002 §2.1.3: truncation starts when the history exceeds this.
+/// Truncation starts when the history exceeds this many tokens.
 pub const HISTORY_TOKEN_BUDGET: usize = 10_000;
-/// Seed 002 §2.1.3: turns kept whole when truncating.
+/// Turns kept whole when truncating.
 pub const KEPT_TURNS: usize = 10;
 /// Bytes per ten tokens for [`estimate_tokens`]: o200k_base measured 2.8
 /// bytes per token on our snapshot JSON (ids, boxes and numbers tokenize
@@ -197,7 +197,7 @@ fn arguments(call: &ToolCall) -> String {
     }
 }
 
-/// Seed 002 §2.1.3's "Previous actions" list for the turns in `dropped`.
+/// The "Previous actions" list that stands for the turns in `dropped`.
 pub fn summarize(dropped: &[Message]) -> String {
     summary_of(dropped, false)
 }

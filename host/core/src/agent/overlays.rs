@@ -1,7 +1,7 @@
-//! Overlays cleared before the next move (seed 003's overlay
-//! handler): after every look, a cookie banner, a promotion or a chat widget
-//! in the way is dismissed with its least committing choice, so that neither
-//! the model nor the offline policy spends a turn on it.
+//! Overlays cleared before the next move: after every look, a cookie
+//! banner, a promotion or a chat widget in the way is dismissed with its
+//! least committing choice, so that neither the model nor the offline
+//! policy spends a turn on it.
 //!
 //! Each press is an action of its own ([`Origin::Dismissal`]) through the
 //! one pipeline: the host presses only what the safety decision lets through

@@ -1,5 +1,5 @@
-//! Recovery from common UI failures before the driver hears of them (seed
-//! 003): an action that failed because its element was covered, not visible,
+//! Recovery from common UI failures before the driver hears of them: an
+//! action that failed because its element was covered, not visible,
 //! detached or slow is tried once more, after the host has cleared what was
 //! in the way, scrolled the element into view or let the page settle. The
 //! retry is an action of its own ([`Origin::Retry`]) through the one

@@ -1,4 +1,4 @@
-//! Replay without a model (seed 003): the remembered path followed step by
+//! Replay without a model: the remembered path followed step by
 //! step, each step's element found anew on the page by role and name (a
 //! ref is never remembered). When a step's page or element is not there,
 //! the run is handed to the model, or to the plugin's plan when offline,

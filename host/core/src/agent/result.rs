@@ -7,7 +7,7 @@ use crate::error::Error;
 use crate::exit::{EXIT_SUCCESS, ErrorClass};
 use crate::llm::Usage;
 
-/// Why a run ended (seed 000 §5.1, plus what this host adds).
+/// Why a run ended: the Python prototype's seven reasons, then this host's.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "snake_case")]
 pub enum TaskReason {

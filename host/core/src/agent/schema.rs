@@ -1,5 +1,5 @@
 //! Checks a tool call's arguments against the tool's JSON schema before
-//! anything runs (seed 003's repair loop): a bad call goes back to the model
+//! anything runs: a bad call goes back to the model
 //! with a message naming what was wrong, and never touches the browser.
 //!
 //! Covers the subset tool schemas use: `type`, `properties`, `required`,

@@ -1,6 +1,6 @@
 //! What the model sees and how its calls become browser calls. The `full`
-//! toolset passes Playwright MCP's own tools through (seed 000); the
-//! `compact` one (seed 002) shows seven tools over pruned snapshots.
+//! toolset passes Playwright MCP's own tools through; the `compact` one
+//! shows seven tools over pruned snapshots.
 
 pub mod compact;
 pub mod full;
@@ -109,8 +109,8 @@ pub trait Toolset: Send + Sync {
         })
     }
 
-    /// `complete_task`'s answer when the page does not prove success
-    /// (seed 000 §2.6.3's message), with the page as it is now.
+    /// `complete_task`'s answer when the page does not prove success: an
+    /// error the model can act on, with the page as it is now.
     fn unverified(&self, message: &str, page: &str) -> String {
         format!(
             "{}\n{page}",
@@ -122,14 +122,14 @@ pub trait Toolset: Send + Sync {
     /// a stub that names it, and the snapshot itself. The history then
     /// never changes once sent (a provider's prompt cache reads it again on
     /// every turn) and only the page, sent last, is paid in full. `None`
-    /// keeps every message whole (seed 000's behaviour).
+    /// keeps every message whole (the Python prototype's behaviour).
     fn page_apart(&self, _content: &str) -> Option<(String, String)> {
         None
     }
 
     /// How many of the latest turns are sent whole, the older ones as one
     /// "Previous actions" line each; `None` sends every turn whole until
-    /// the history's token budget is reached (seed 002 §2.1.3).
+    /// the history's token budget is reached.
     fn turns_kept_whole(&self) -> Option<usize> {
         None
     }

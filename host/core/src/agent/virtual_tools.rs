@@ -1,6 +1,6 @@
-//! The two tools the host answers itself (seed 000 §2.3), with the
-//! descriptions seed 002 asks for. When to call `complete_task` the system
-//! prompt says once; the description adds only what the host does with it.
+//! The two tools the host answers itself, not Playwright MCP, in both
+//! toolsets. When to call `complete_task` the system prompt says once;
+//! the description adds only what the host does with it.
 
 use serde_json::json;
 
@@ -38,7 +38,7 @@ pub fn specs() -> Vec<ToolSpec> {
     ]
 }
 
-/// Seed 000 §2.6.3's message when a claimed success is not on the page.
+/// The message when a claimed success is not on the page: retry or fail.
 pub fn cannot_verify(url: &str, detail: &str) -> String {
     format!(
         "Cannot verify success. Page does not show expected cancellation confirmation. Current URL: {url}. \

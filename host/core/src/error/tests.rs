@@ -57,10 +57,10 @@ const JOINERS: &[&str] = &["and", "or", "then", "please", "so", "else"];
 
 /// The rule: a message names a fix when one of its clauses begins with one
 /// of [`FIX_VERBS`] as a whole word, in any case; or begins with
-/// "available", seed 000's way of naming the valid choices ("Unknown service
-/// 'x'. Available services: …"). Clauses end at [`CLAUSE_ENDS`] and
-/// [`JOINERS`]. A fix verb inside a clause does not count: "already in use"
-/// names no fix.
+/// "available", the Python prototype's way of naming the valid choices
+/// ("Unknown service 'x'. Available services: …"). Clauses end at
+/// [`CLAUSE_ENDS`] and [`JOINERS`]. A fix verb inside a clause does not
+/// count: "already in use" names no fix.
 fn names_a_fix(message: &str) -> bool {
     let marked = message.to_lowercase().replace(CLAUSE_ENDS, " | ");
     let mut clause_starts = true;
@@ -198,7 +198,7 @@ fn error_samples() -> Vec<Error> {
             tool: "browser_click".into(),
             after: Duration::from_secs(45),
         }),
-        // Seed 000's text; the model layer's messages are its own.
+        // The Python prototype's text; the model layer's messages are its own.
         Error::Llm(LlmError::Configuration(
             "Missing ANTHROPIC_API_KEY. Set it via environment variable or use --model gpt-4o with OPENAI_API_KEY."
                 .into(),

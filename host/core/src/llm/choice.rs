@@ -89,7 +89,7 @@ impl ProviderKind {
         }
     }
 
-    /// The seed's message (000 §4.2, 001 §4.4), word for word.
+    /// The Python prototype's message, word for word.
     pub(crate) fn missing_key_message(self) -> String {
         match self.wire_format() {
             WireFormat::Anthropic => "Missing ANTHROPIC_API_KEY. Set it via environment variable \
@@ -278,7 +278,7 @@ mod tests {
     }
 
     #[test]
-    fn missing_key_messages_are_the_seeds() {
+    fn missing_key_messages_are_the_prototypes() {
         assert_eq!(
             ProviderKind::Anthropic.missing_key_message(),
             "Missing ANTHROPIC_API_KEY. Set it via environment variable or use --model gpt-4o with OPENAI_API_KEY."

@@ -15,12 +15,12 @@ use crate::exit::ErrorClass;
 pub enum LlmError {
     /// A configuration problem told in a text written whole at its call
     /// site, which must end with its fix as a sentence of its own: the
-    /// seed's missing-key message (000 §4.2) is one, kept word for word.
+    /// Python prototype's missing-key message is one, kept word for word.
     /// [`LlmError::fix`] reads that last sentence back.
     #[error("{0}")]
     Configuration(String),
 
-    /// A model name that says no provider (seed 000 AC-2.4 for the start).
+    /// A model name that says no provider; begins as the Python prototype's.
     #[error("Unsupported model: {name}. {}", self.fix())]
     UnsupportedModel { name: String },
 

@@ -8,12 +8,12 @@ use url::Url;
 
 use super::{LlmError, ModelChoice, WireFormat};
 
-/// Per-attempt limit for one model call, body included (seed 000 AC-2.5).
+/// Per-attempt limit for one model call, body included; past it, a timeout.
 pub const REQUEST_TIMEOUT: Duration = Duration::from_secs(60);
 /// A server that does not accept the connection within this is treated as
 /// unreachable (and retried), long before [`REQUEST_TIMEOUT`].
 pub const CONNECT_TIMEOUT: Duration = Duration::from_secs(10);
-/// Attempts per call, the first one included (seed 000 §3.2).
+/// Attempts per call, the first one included.
 pub const DEFAULT_MAX_ATTEMPTS: u32 = 3;
 /// Times a reply that was cut off or not in the provider's format is asked
 /// for again, within [`DEFAULT_MAX_ATTEMPTS`]. A reply cut off by a proxy or

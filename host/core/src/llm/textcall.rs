@@ -1,4 +1,4 @@
-//! Tool calls written as text (seed 003): local models served without
+//! Tool calls written as text: local models served without
 //! reliable tool calling often answer with the call as JSON in their reply,
 //! fenced or tagged or bare, under one of several key names. Such a call is
 //! read here and checked against the tools offered; its arguments are then

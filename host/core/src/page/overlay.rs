@@ -1,4 +1,4 @@
-//! Overlays (seed 003): cookie and consent banners, newsletter and app
+//! Overlays: cookie and consent banners, newsletter and app
 //! promotions, chat widgets — things on top of a page that have nothing to
 //! do with the cancellation and are dismissed with the choice that commits
 //! least. Found here from the snapshot alone; whether the host may press

@@ -1,11 +1,11 @@
-//! The `compact` toolset (seed 002), the default: seven tools instead of
+//! The `compact` toolset, the default: seven tools instead of
 //! Playwright MCP's twenty-five, and pruned JSON snapshots with `@eN` refs
 //! that live for one snapshot, instead of the raw YAML tree.
 //!
 //! - [`tools`]: the schemas and descriptions the model sees;
 //! - [`view`]: pruning, ranking and the snapshot JSON;
 //! - [`geometry`]: bounding boxes and the viewport, as cheaply as the server allows;
-//! - [`errors`]: Playwright's failures as seed 002's error codes.
+//! - [`errors`]: Playwright's failures as the tools' error codes.
 
 pub mod errors;
 pub mod geometry;
@@ -429,7 +429,7 @@ impl Toolset for CompactToolset {
         response(Some(code.as_str()), Some(&message), page)
     }
 
-    /// Seed 002 T7's `{acknowledged, message}`.
+    /// `complete_task`'s `{acknowledged, message}`.
     fn unverified(&self, message: &str, page: &str) -> String {
         let mut text = json!({ "acknowledged": false, "message": message }).to_string();
         text.pop();
@@ -474,8 +474,8 @@ impl Toolset for CompactToolset {
     }
 }
 
-/// Seed 002 §1.1.2's `{success, snapshot, error}`, plus a message on errors
-/// (seed 002 §1.6.3 shows one for `human_rejected`; the others gain a hint).
+/// Every browser tool's `{success, snapshot, error}`, plus a message on
+/// errors (`human_rejected` carries the human's words; the others a hint).
 fn response(code: Option<&str>, message: Option<&str>, page: &str) -> String {
     // `error` only when there is one: a null on every success is resent
     // with every later turn.

@@ -1,5 +1,5 @@
 //! The `full` toolset: Playwright MCP's own tools and YAML snapshots, as the
-//! seed 000 prototype showed them, minus the tools that would let the model
+//! Python prototype showed them, minus the tools that would let the model
 //! act without the host seeing the target (scripts, file access, tabs).
 
 use crate::safety::RefusalCode;

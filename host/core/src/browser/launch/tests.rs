@@ -343,7 +343,7 @@ fn error_classes() {
 }
 
 #[test]
-fn the_connect_error_uses_the_seed_wording_with_the_pin() {
+fn the_connect_error_uses_the_prototypes_wording_with_the_pin() {
     let err = BrowserError::Connect {
         command: "npx -y @playwright/mcp@0.0.83".into(),
         detail: "no answer".into(),

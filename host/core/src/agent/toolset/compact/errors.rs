@@ -1,4 +1,4 @@
-//! Playwright's failures as seed 002's error codes. A failed action is a
+//! Playwright's failures as the tools' error codes. A failed action is a
 //! `TimeoutError` or `Error` whose call log says, line by line, what it
 //! waited for; the last reason it gave is why it failed.
 

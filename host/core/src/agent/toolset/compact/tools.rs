@@ -1,4 +1,4 @@
-//! Seed 002 §1.1.3's browser tools. Their descriptions say what each is
+//! The compact toolset's browser tools. Their descriptions say what each is
 //! for and no more: they are resent on every request, and on a six-step
 //! cancellation the tools are some 40% of all the model is sent (issue 32:
 //! under 20,000 characters). What every tool would repeat (refs last one
@@ -18,14 +18,14 @@ pub const SCROLL: &str = "browser_scroll";
 /// Playwright MCP's own name: a dialog is answered the same way in both profiles.
 pub const DIALOG: &str = crate::browser::tools::HANDLE_DIALOG;
 
-/// Seed 002's default for `browser_scroll.amount`, in CSS pixels.
+/// The default for `browser_scroll.amount`, in CSS pixels.
 pub const DEFAULT_SCROLL_PX: i64 = 300;
 
 /// The most one scroll moves, in CSS pixels: a page or two at a time keeps
 /// a mistyped amount from flinging the page to its far end.
 pub const MAX_SCROLL_PX: i64 = 5_000;
 
-/// Every error code the browser tools answer with (seed 002 §1.1.2).
+/// Every error code the browser tools answer with.
 pub const ERROR_CODES: &[&str] = &[
     "ref_invalid",
     "element_disabled",

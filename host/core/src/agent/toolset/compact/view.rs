@@ -1,4 +1,4 @@
-//! The page as the compact toolset shows it (seed 002 §1.3): the elements
+//! The page as the compact toolset shows it: the elements
 //! worth acting on or reading, ranked and capped, numbered `@e0…` in
 //! document order, as one JSON object.
 
@@ -10,18 +10,18 @@ use super::geometry::{BBox, Viewport, Visibility, visibility};
 use crate::agent::history::estimate_tokens;
 use crate::page::{Element, Snapshot};
 
-/// Seed 002 §1.3.3: at most this many elements per snapshot.
+/// At most this many elements per snapshot; the lowest-ranked are dropped.
 pub const MAX_ELEMENTS: usize = 100;
-/// Seed 002 §1.3.3: accessible names are cut at this many characters.
+/// Accessible names are cut at this many characters.
 pub const MAX_NAME_CHARS: usize = 200;
-/// Seed 002 §2.1.1's hard limit for a snapshot, in tokens, kept with a
+/// The hard limit for a snapshot's elements (2,000 tokens), kept with a
 /// margin because [`estimate_tokens`] only approximates a real tokenizer.
 pub const SNAPSHOT_TOKEN_LIMIT: usize = 1800;
 /// Options listed per dropdown; the rest are counted, not named.
 pub const MAX_OPTIONS: usize = 25;
 
-/// Seed 002 §1.3.2 rule 1, plus the inputs that are natively focusable
-/// (rule 4: the tree has no tabindex, so focusable roles stand in for it).
+/// Roles always kept, plus the inputs that are natively focusable (the
+/// tree has no tabindex, so focusable roles stand in for focusability).
 const INTERACTIVE: &[&str] = &[
     "button",
     "link",
@@ -40,9 +40,9 @@ const INTERACTIVE: &[&str] = &[
     "spinbutton",
     "treeitem",
 ];
-/// Rule 3.
+/// Landmarks, always kept.
 const LANDMARKS: &[&str] = &["region", "dialog", "alert", "alertdialog"];
-/// Headings deeper than this are left out (rule 2).
+/// Headings deeper than this are left out.
 const MAX_HEADING_LEVEL: u8 = 3;
 /// Roles that carry their own checked state.
 const CHECKABLE: &[&str] = &[
@@ -60,8 +60,8 @@ pub struct Item {
     pub reference: String,
     pub role: String,
     pub name: String,
-    /// Only what differs from the default "visible, enabled": seed 002
-    /// §1.3.4's values, minus the two every element would repeat.
+    /// Only what differs from the default "visible, enabled": the state
+    /// values, minus the two every element would repeat.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub state: Vec<String>,
     /// `[x, y, width, height]` in viewport CSS pixels.
@@ -85,7 +85,7 @@ pub struct PageInfo {
     pub title: String,
 }
 
-/// Seed 002 §1.3.1's snapshot; `snapshot_id` comes first so old copies can
+/// The snapshot the model sees; `snapshot_id` comes first so old copies can
 /// be found and shrunk in the history.
 #[derive(Debug, Clone, Serialize)]
 pub struct View {
@@ -228,7 +228,8 @@ struct Candidate {
     bbox: Option<BBox>,
 }
 
-/// Seed 002 §1.3.2.
+/// Whether the view keeps an element: controls, landmarks, top headings
+/// and what shows a pointer cursor; never layout roles or bare text.
 fn included(element: &Element, pointer: bool) -> bool {
     let role = element.role.as_str();
     match role {
@@ -238,7 +239,7 @@ fn included(element: &Element, pointer: bool) -> bool {
     }
 }
 
-/// Seed 002 §1.3.3's role priority, lower first.
+/// Role priority when elements must go, lower kept first.
 fn priority(role: &str) -> u8 {
     match role {
         "button" | "link" => 0,
@@ -285,7 +286,7 @@ fn item(elements: &[Element], c: &Candidate, reference: String, geometry: bool) 
     }
 }
 
-/// Seed 002 §1.3.4's states from Playwright's attributes.
+/// The element's states, from Playwright's attributes.
 fn states(element: &Element) -> Vec<String> {
     let mut out = Vec::new();
     for s in &element.states {
@@ -318,7 +319,7 @@ fn subtree(elements: &[Element], index: usize) -> impl Iterator<Item = usize> + 
     (index + 1..elements.len()).take_while(move |&i| elements[i].depth > depth)
 }
 
-/// Seed 002 §1.3.3: at most [`MAX_NAME_CHARS`] characters, then "...".
+/// At most [`MAX_NAME_CHARS`] characters, then "...".
 pub fn cut(text: &str) -> String {
     crate::text::truncate(text, MAX_NAME_CHARS, "...").into_owned()
 }
