@@ -12,7 +12,6 @@
 //! that take the run's fixed parts (`ctx.rs`) and what they need of it.
 
 mod action;
-mod approval;
 mod ask;
 mod auth;
 mod call;
@@ -48,6 +47,7 @@ mod trouble;
 mod turn;
 mod turns;
 mod virtual_tools;
+mod yes;
 
 use std::time::Instant;
 

@@ -170,50 +170,52 @@ impl Default for Decision {
 /// which guard.
 pub fn assess(facts: &Facts<'_>, policy: Policy) -> Decision {
     match judge(facts, policy) {
-        Verdict::Proceed(reason) => Decision::Proceed {
+        Judgement::Proceed(reason) => Decision::Proceed {
             reason,
             guard: unapproved_guard(facts),
         },
-        Verdict::Ask(reason) => Decision::Ask { reason },
-        Verdict::Refuse { code, message } => Decision::Refuse { code, message },
+        Judgement::Ask(reason) => Decision::Ask { reason },
+        Judgement::Refuse { code, message } => Decision::Refuse { code, message },
     }
 }
 
 /// [`assess`] before the guard is added.
-enum Verdict {
+enum Judgement {
     Proceed(String),
     Ask(String),
     Refuse { code: RefusalCode, message: String },
 }
 
-impl From<Decision> for Verdict {
+impl From<Decision> for Judgement {
     fn from(decision: Decision) -> Self {
         match decision {
-            Decision::Proceed { reason, .. } => Verdict::Proceed(reason),
-            Decision::Ask { reason } => Verdict::Ask(reason),
-            Decision::Refuse { code, message } => Verdict::Refuse { code, message },
+            Decision::Proceed { reason, .. } => Judgement::Proceed(reason),
+            Decision::Ask { reason } => Judgement::Ask(reason),
+            Decision::Refuse { code, message } => Judgement::Refuse { code, message },
         }
     }
 }
 
-fn judge(facts: &Facts<'_>, policy: Policy) -> Verdict {
+fn judge(facts: &Facts<'_>, policy: Policy) -> Judgement {
     if let Some(refused) = off_limits(facts) {
         return refused.into();
     }
     if facts.read_only {
-        return Verdict::Proceed("the action changes nothing".into());
+        return Judgement::Proceed("the action changes nothing".into());
     }
     if !policy.checkpoints {
-        return Verdict::Proceed("checkpoints are off (--no-checkpoint, for testing only)".into());
+        return Judgement::Proceed(
+            "checkpoints are off (--no-checkpoint, for testing only)".into(),
+        );
     }
-    let ask = Verdict::Ask;
+    let ask = Judgement::Ask;
     if let Some(dialog) = &facts.dialog {
         return assess_dialog(facts, dialog);
     }
     if let Some(url) = facts.navigate_to {
         return match navigation_needs_yes(facts, url) {
             Some(reason) => ask(reason),
-            None => Verdict::Proceed("a link on this page, on the service's own site".into()),
+            None => Judgement::Proceed("a link on this page, on the service's own site".into()),
         };
     }
     if facts.target.is_some() && facts.dom.is_none() && facts.tool != mcp::PRESS_KEY {
@@ -263,7 +265,7 @@ fn judge(facts: &Facts<'_>, policy: Policy) -> Verdict {
             page.because_of, page.reason
         ));
     }
-    Verdict::Proceed(if exempt {
+    Judgement::Proceed(if exempt {
         "a step the plugin's plan says is not irreversible".into()
     } else if in_place && facts.commit_page.is_some() {
         "it closes an overlay in place: no form, no link, and the guard stops any request".into()
@@ -400,18 +402,18 @@ fn carried_needs_yes(facts: &Facts<'_>) -> Option<String> {
     })
 }
 
-fn assess_dialog(facts: &Facts<'_>, dialog: &DialogFacts<'_>) -> Verdict {
+fn assess_dialog(facts: &Facts<'_>, dialog: &DialogFacts<'_>) -> Judgement {
     if !dialog.accept || matches!(dialog.kind, "alert" | "beforeunload") {
-        return Verdict::Proceed("dismissing a dialog, or one that only informs".into());
+        return Judgement::Proceed("dismissing a dialog, or one that only informs".into());
     }
     let says = floor::sign_in_text(dialog.message, floor::Place::Target);
     if dialog.opened_by_commit || facts.commit_page.is_some() || says.is_some() {
-        return Verdict::Ask(format!(
+        return Judgement::Ask(format!(
             "accepting this {} dialog (\"{}\") may complete what the page asked about",
             dialog.kind, dialog.message
         ));
     }
-    Verdict::Proceed("a dialog that nothing on the page commits with".into())
+    Judgement::Proceed("a dialog that nothing on the page commits with".into())
 }
 
 fn navigation_needs_yes(facts: &Facts<'_>, url: &str) -> Option<String> {

@@ -3,10 +3,10 @@
 //! that carries it from the question to the guard; only this stage makes
 //! one, and the run stage uses each for one action.
 
-use super::approval::Approval;
 use super::ctx::Ctx;
 use super::state::{State, timed};
 use super::toolset::Refusal;
+use super::yes::Approval;
 use super::{Event, TaskReason, TaskResult};
 use crate::approval::{Answer, ApprovalRequest};
 use crate::feed::Ask;

@@ -5,12 +5,12 @@
 
 use serde_json::Value;
 
-use super::approval::Spent;
 use super::ctx::Ctx;
 use super::look::{self, Watch};
 use super::state::{State, timed};
 use super::turn::{Turn, end};
 use super::virtual_tools::{self, COMPLETE_TASK};
+use super::yes::Spent;
 use super::{Event, TaskReason, TaskResult};
 use crate::browser::sight::{self, Sight};
 use crate::error::Error;

@@ -10,7 +10,6 @@
 use std::time::Instant;
 
 use super::action::{Action, Origin};
-use super::approval::Approval;
 use super::ask::{self, Reply, rejected};
 use super::ctx::Ctx;
 use super::decide::{accepts_dialog, decide, final_step};
@@ -23,6 +22,7 @@ use super::run::{self, Clearance};
 use super::state::{OpenDialog, State};
 use super::toolset::{Refusal, describe};
 use super::trouble::{Trouble, trouble_of};
+use super::yes::Approval;
 use super::{Event, TaskReason, TaskResult};
 use crate::browser::guard::HeldRequest;
 use crate::browser::{BrowserError, ToolOutput, tools as mcp};

@@ -18,10 +18,10 @@ use std::pin::Pin;
 use std::time::Instant;
 
 use super::Event;
-use super::approval::{Approval, Spent};
 use super::ctx::Ctx;
 use super::resolve::Resolved;
 use super::state::{OpenDialog, Released, State, timed};
+use super::yes::{Approval, Spent};
 use crate::browser::guard::{self, BlockedRequest, GuardMode, HeldRequest, NetworkGuard, Taken};
 use crate::browser::{Browser, BrowserError, ToolOutput, tools as mcp};
 use crate::error::Error;

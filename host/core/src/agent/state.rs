@@ -5,8 +5,8 @@
 
 use std::time::{Duration, Instant};
 
-use super::approval::Spent;
 use super::result::{TimeSplit, Tokens};
+use super::yes::Spent;
 use crate::browser::guard::NetworkGuard;
 use crate::llm::Message;
 use crate::page::{Dialog, Snapshot};
