@@ -387,3 +387,35 @@ fn every_integration_test_is_in_the_one_binary() {
     assert!(binaries[0].ends_with("tests/tests/all.rs"), "{binaries:?}");
     assert!(architecture().contains("every integration and end-to-end test in one binary"));
 }
+
+/// Claim: "the stages read what they share from the module that defines
+/// it, never from `agent.rs`, which calls into them" (the hub flattened:
+/// `agent.rs` declares and re-exports, its children import their
+/// siblings).
+#[test]
+fn no_stage_imports_the_agent_hub() {
+    let agent = root().join("host/core/src/agent");
+    let siblings: BTreeSet<String> = std::fs::read_dir(&agent)
+        .unwrap()
+        .flatten()
+        .map(|e| e.path())
+        .filter(|p| p.extension().is_some_and(|e| e == "rs"))
+        .map(|p| p.file_stem().unwrap().to_string_lossy().into_owned())
+        .collect();
+    let mut hub = Vec::new();
+    for name in &siblings {
+        let code = code_of(&agent.join(format!("{name}.rs")));
+        for path in reached(&code, "super") {
+            let head = path.split("::").next().unwrap_or_default();
+            if !siblings.contains(head) {
+                hub.push(format!("agent/{name}.rs reaches agent.rs for {path}"));
+            }
+        }
+    }
+    assert!(hub.is_empty(), "{}", hub.join("\n"));
+    let doc = architecture()
+        .split_whitespace()
+        .collect::<Vec<_>>()
+        .join(" ");
+    assert!(doc.contains("never from `agent.rs`, which calls into them"));
+}

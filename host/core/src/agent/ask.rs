@@ -4,10 +4,11 @@
 //! one, and the run stage uses each for one action.
 
 use super::ctx::Ctx;
+use super::events::Event;
+use super::result::{TaskReason, TaskResult};
 use super::state::{State, timed};
 use super::toolset::Refusal;
 use super::yes::Approval;
-use super::{Event, TaskReason, TaskResult};
 use crate::approval::{Answer, ApprovalRequest};
 use crate::feed::Ask;
 use crate::safety::RefusalCode;

@@ -6,10 +6,12 @@
 //! the `subterminator login` hint.
 
 use super::ctx::Ctx;
+use super::events::Event;
+use super::options::MAX_AUTH_PAUSES;
 use super::passwords::{mask_passwords, password_wall};
+use super::result::{TaskReason, TaskResult};
 use super::run::set_guard;
 use super::state::{State, timed};
-use super::{Event, MAX_AUTH_PAUSES, TaskReason, TaskResult};
 use crate::approval::Answer;
 use crate::browser::guard::{self, GuardMode};
 use crate::error::Error;

@@ -12,16 +12,17 @@ use super::action::{Action, Origin};
 use super::ask::{self, rejected, unavailable};
 use super::claim;
 use super::ctx::Ctx;
+use super::events::Event;
 use super::overlays;
 use super::pipeline::{self, Acted, Outcome as ActionOutcome};
 use super::question;
 use super::recover;
+use super::schema;
 use super::state::{State, millis};
 use super::toolset::{Outcome, Refusal};
 use super::trouble::Trouble;
 use super::turn::{Turn, end};
 use super::virtual_tools::{self, COMPLETE_TASK, REQUEST_HUMAN_APPROVAL};
-use super::{Event, schema};
 use crate::approval::Answer;
 use crate::browser::ToolOutput;
 use crate::error::Error;
@@ -138,7 +139,7 @@ async fn retry(
     action: &Action,
     failed: ActionOutcome,
     trouble: Trouble,
-) -> Result<Result<ActionOutcome, super::TaskResult>, Error> {
+) -> Result<Result<ActionOutcome, super::result::TaskResult>, Error> {
     let mended = recover::mend(
         cx,
         state,

@@ -3,7 +3,7 @@
 //! run's options, and the clocks. The loop owns the run's state (`state.rs`)
 //! and lends both to each stage.
 
-use super::RunOptions;
+use super::options::RunOptions;
 use super::reporter::Reporter;
 use super::state::Clocks;
 use super::toolset::Toolset;

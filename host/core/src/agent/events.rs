@@ -4,8 +4,8 @@
 
 use serde::Serialize;
 
-use super::TaskResult;
-use super::Tokens;
+use super::result::TaskResult;
+use super::result::Tokens;
 use crate::approval::{Answer, ApprovalRequest};
 
 #[derive(Debug, Clone, Serialize)]

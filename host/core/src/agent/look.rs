@@ -4,10 +4,10 @@
 //! cleared by the caller afterwards (`overlays.rs`), each through the
 //! pipeline like any action.
 
-use super::TaskResult;
 use super::auth;
 use super::ctx::Ctx;
 use super::passwords::mask_passwords;
+use super::result::TaskResult;
 use super::state::{State, timed};
 use crate::browser::ToolOutput;
 use crate::error::Error;

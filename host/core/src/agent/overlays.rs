@@ -12,10 +12,11 @@
 
 use super::action::{Action, Origin};
 use super::ctx::Ctx;
+use super::events::Event;
 use super::pipeline::{self, Acted};
+use super::result::TaskResult;
 use super::state::State;
 use super::toolset::describe;
-use super::{Event, TaskResult};
 use crate::error::Error;
 use crate::page::overlay::{self, Overlay};
 use crate::plugin::HintAction;

@@ -17,8 +17,8 @@ use std::future::Future;
 use std::pin::Pin;
 use std::time::Instant;
 
-use super::Event;
 use super::ctx::Ctx;
+use super::events::Event;
 use super::resolve::Resolved;
 use super::state::{OpenDialog, Released, State, timed};
 use super::yes::{Approval, Spent};

@@ -103,9 +103,9 @@ pub(super) struct State {
     /// hand-back says how many steps the model took in between.
     pub(super) model_steps_at_hand_over: u32,
     /// Steps taken, by who proposed them.
-    pub(super) steps: super::StepsBy,
+    pub(super) steps: super::result::StepsBy,
     /// What was sent to the model so far.
-    pub(super) asked: super::Asked,
+    pub(super) asked: super::result::Asked,
 }
 
 /// A state-changing request a yes let through.
@@ -155,8 +155,8 @@ impl State {
             stopped: None,
             known_drove_last: false,
             model_steps_at_hand_over: 0,
-            steps: super::StepsBy::default(),
-            asked: super::Asked::default(),
+            steps: super::result::StepsBy::default(),
+            asked: super::result::Asked::default(),
         }
     }
 

@@ -12,21 +12,21 @@ use super::call;
 use super::claim;
 use super::ctx::Ctx;
 use super::driver::{self, Driver};
+use super::events::Event;
 use super::history;
 use super::image::{SCREENSHOT_MEDIA_TYPE, read_image};
 use super::look::{self, Watch};
 use super::metrics::{request_chars, request_images};
+use super::options::{MAX_NO_ACTION_REPLIES, MAX_REPLY_TOKENS, NUDGE};
 use super::overlays;
 use super::plan_first;
 use super::prompt;
 use super::remember;
+use super::result::{TaskReason, TaskResult, Tokens};
 use super::state::{Clocks, State, millis, timed};
 use super::toolset::{ModelScreenshot, describe};
 use super::turn::Turn;
 use super::virtual_tools;
-use super::{
-    Event, MAX_NO_ACTION_REPLIES, MAX_REPLY_TOKENS, NUDGE, TaskReason, TaskResult, Tokens,
-};
 use crate::browser::guard::NetworkGuard;
 use crate::error::Error;
 use crate::llm::textcall::{self, TextCall};
