@@ -20,11 +20,11 @@ use super::question;
 use super::remember;
 use super::resolve::{Resolved, resolve};
 use super::result::{TaskReason, TaskResult};
-use super::run::{self, Clearance};
+use super::run::{self, Clearance, Ran};
 use super::state::{OpenDialog, State};
 use super::toolset::{Refusal, describe};
 use super::trouble::{Trouble, trouble_of};
-use super::yes::Approval;
+use super::yes::{Approval, Spent};
 use crate::browser::guard::HeldRequest;
 use crate::browser::{BrowserError, ToolOutput, tools as mcp};
 use crate::error::Error;
@@ -294,128 +294,13 @@ async fn run_and_look(
     if let Some(why) = &ran.rearm_failed {
         return Ok(Acted::Ended(Box::new(guard_failed(state.turn, why))));
     }
-    let mut guard_note = None;
-    let mut released = None;
-    // What the action sent that the guard holds; then, after a yes, what
-    // the page sent besides while the approved request settled, which the
-    // yes did not cover: each asked about in turn.
-    let mut pending = ran.held.clone();
-    let mut also = false;
-    for round in 0..=MAX_FOLLOW_UPS {
-        if pending.is_empty() {
-            // The action's call, held up by what was just answered, ends
-            // now; what it sent after the answer is asked about in turn.
-            if ran.in_flight.is_none() {
-                break;
-            }
-            let taken = run::finish(cx, state, &mut ran).await?;
-            if !taken.stopped.is_empty() {
-                cx.reporter.emit(Event::GuardBlocked {
-                    turn: state.turn,
-                    requests: taken.stopped.clone(),
-                });
-            }
-            pending = taken.held;
-            if pending.is_empty() {
-                break;
-            }
-        }
-        cx.reporter.emit(Event::GuardHeld {
-            turn: state.turn,
-            requests: pending.clone(),
-            while_acting: state.in_flight,
-        });
-        if round == MAX_FOLLOW_UPS {
-            run::abort(cx, state, &pending).await?;
-            guard_note = Some(format!(
-                "After the approved request the page kept sending more ({}); they were held and nothing of them was sent.",
-                question::describe_held(&pending)
-            ));
-            break;
-        }
-        if dismissal {
-            // Anything the guard holds means it was no dismissal.
-            run::abort(cx, state, &pending).await?;
-            run::wait_in_flight(cx, state, &mut ran).await?;
-            return Ok(Acted::Refused(Refusal::new(
-                RefusalCode::ActionFailed,
-                format!(
-                    "pressing it sent {} request(s) the guard held; nothing reached the site",
-                    pending.len()
-                ),
-            )));
-        }
-        // What the page sent unasked that changes what the person pays (an
-        // offer accepted by a beacon as the page unloads, a plan switched by
-        // a "cancel" button) is never what a cancellation run makes without
-        // a yes before the action: aborted, nobody asked. The plan and the
-        // path move only towards cancelling: a step of theirs whose only
-        // effect is such a change is no step of theirs, and its driver hears
-        // why.
-        let (billing, rest): (Vec<HeldRequest>, Vec<HeldRequest>) =
-            pending.drain(..).partition(|r| {
-                guard_reads_billing(r)
-                    || (matches!(action.origin, Origin::Plan | Origin::Replay)
-                        && reads_as_billing_change(r))
-            });
-        pending = rest;
-        if let Some(change) = billing.first() {
-            let what = format!("{} {}", change.method, change.url);
-            run::abort(cx, state, &billing).await?;
-            // The step's own form sent it (not a beacon as the page left):
-            // the step is no step towards cancelling.
-            let own = billing.iter().any(|r| r.navigation);
-            if own && pending.is_empty() && matches!(action.origin, Origin::Plan | Origin::Replay) {
-                run::wait_in_flight(cx, state, &mut ran).await?;
-                return Ok(Acted::Refused(Refusal::new(
-                    RefusalCode::ActionFailed,
-                    format!(
-                        "this step sent {what}, which reads as a change to what the person pays, not a step towards cancelling; nothing reached the site"
-                    ),
-                )));
-            }
-            guard_note = Some(format!(
-                "The page also sent {what}, which reads as a change to what the person pays; the browser held it and nothing of it was sent."
-            ));
-            if pending.is_empty() {
-                // What the action sends after it, if it still runs, next.
-                continue;
-            }
-        }
-        // Asked at the effect: what the action really sends.
-        let sends = question::describe_held(&pending);
-        let url = state.snapshot.url.clone();
-        let request = question::held(&resolved, gathered, &pending, &url, also);
-        match ask::ask(cx, state, request, &sends, false).await {
-            Reply::Yes(approval) => match run::release(cx, state, &pending, approval).await? {
-                Ok((taken, spent)) => {
-                    if !taken.stopped.is_empty() {
-                        cx.reporter.emit(Event::GuardBlocked {
-                            turn: state.turn,
-                            requests: taken.stopped.clone(),
-                        });
-                    }
-                    pending = taken.held;
-                    released = Some(spent);
-                    also = true;
-                }
-                Err(why) => return Ok(Acted::Ended(Box::new(guard_failed(state.turn, &why)))),
-            },
-            Reply::Ended(result) => {
-                run::abort(cx, state, &pending).await?;
-                run::wait_in_flight(cx, state, &mut ran).await?;
-                return Ok(Acted::Ended(Box::new(result)));
-            }
-            Reply::Feedback(refusal) => {
-                run::abort(cx, state, &pending).await?;
-                guard_note = Some(format!(
-                    "The browser held {sends}, which this action sent without the human's approval; nothing was sent. {}",
-                    refusal.message
-                ));
-                pending.clear();
-            }
-        }
-    }
+    let Answered {
+        guard_note,
+        released,
+    } = match answer_held(cx, state, action, &resolved, gathered, &mut ran).await? {
+        Ok(answered) => answered,
+        Err(acted) => return Ok(acted),
+    };
     // Past the follow-ups allowed, the action's call may still be ending.
     run::wait_in_flight(cx, state, &mut ran).await?;
     // A retry is for something in the way, not for a request the guard
@@ -469,6 +354,180 @@ async fn run_and_look(
         guard_note,
         dialog,
     })))
+}
+
+/// What [`answer_held`] leaves for the rest of the action.
+struct Answered {
+    /// What the driver is told the guard did besides.
+    guard_note: Option<String>,
+    /// The yes spent releasing a held request.
+    released: Option<Spent>,
+}
+
+/// What the action sent that the guard holds, then, after a yes, what the
+/// page sent besides while the approved request settled, which the yes did
+/// not cover: each asked about in turn, at most [`MAX_FOLLOW_UPS`] times.
+/// `Err` ends the action there (refused, or the run ended).
+async fn answer_held(
+    cx: &mut Ctx<'_>,
+    state: &mut State,
+    action: &Action,
+    resolved: &Resolved,
+    gathered: &Gathered,
+    ran: &mut Ran<'_>,
+) -> Result<Result<Answered, Acted>, Error> {
+    let dismissal = action.origin == Origin::Dismissal;
+    let mut guard_note = None;
+    let mut released = None;
+    let mut pending = ran.held.clone();
+    let mut also = false;
+    for round in 0..=MAX_FOLLOW_UPS {
+        if pending.is_empty() {
+            // The action's call, held up by what was just answered, ends
+            // now; what it sent after the answer is asked about in turn.
+            if ran.in_flight.is_none() {
+                break;
+            }
+            let taken = run::finish(cx, state, ran).await?;
+            if !taken.stopped.is_empty() {
+                cx.reporter.emit(Event::GuardBlocked {
+                    turn: state.turn,
+                    requests: taken.stopped.clone(),
+                });
+            }
+            pending = taken.held;
+            if pending.is_empty() {
+                break;
+            }
+        }
+        cx.reporter.emit(Event::GuardHeld {
+            turn: state.turn,
+            requests: pending.clone(),
+            while_acting: state.in_flight,
+        });
+        if round == MAX_FOLLOW_UPS {
+            run::abort(cx, state, &pending).await?;
+            guard_note = Some(format!(
+                "After the approved request the page kept sending more ({}); they were held and nothing of them was sent.",
+                question::describe_held(&pending)
+            ));
+            break;
+        }
+        if dismissal {
+            // Anything the guard holds means it was no dismissal.
+            run::abort(cx, state, &pending).await?;
+            run::wait_in_flight(cx, state, ran).await?;
+            return Ok(Err(Acted::Refused(Refusal::new(
+                RefusalCode::ActionFailed,
+                format!(
+                    "pressing it sent {} request(s) the guard held; nothing reached the site",
+                    pending.len()
+                ),
+            ))));
+        }
+        match abort_billing(cx, state, action.origin, &mut pending).await? {
+            Billing::StepRefused(refusal) => {
+                run::wait_in_flight(cx, state, ran).await?;
+                return Ok(Err(Acted::Refused(refusal)));
+            }
+            Billing::Aborted(note) => {
+                guard_note = Some(note);
+                if pending.is_empty() {
+                    // What the action sends after it, if it still runs, next.
+                    continue;
+                }
+            }
+            Billing::None => {}
+        }
+        // Asked at the effect: what the action really sends.
+        let sends = question::describe_held(&pending);
+        let url = state.snapshot.url.clone();
+        let request = question::held(resolved, gathered, &pending, &url, also);
+        match ask::ask(cx, state, request, &sends, false).await {
+            Reply::Yes(approval) => match run::release(cx, state, &pending, approval).await? {
+                Ok((taken, spent)) => {
+                    if !taken.stopped.is_empty() {
+                        cx.reporter.emit(Event::GuardBlocked {
+                            turn: state.turn,
+                            requests: taken.stopped.clone(),
+                        });
+                    }
+                    pending = taken.held;
+                    released = Some(spent);
+                    also = true;
+                }
+                Err(why) => {
+                    return Ok(Err(Acted::Ended(Box::new(guard_failed(state.turn, &why)))));
+                }
+            },
+            Reply::Ended(result) => {
+                run::abort(cx, state, &pending).await?;
+                run::wait_in_flight(cx, state, ran).await?;
+                return Ok(Err(Acted::Ended(Box::new(result))));
+            }
+            Reply::Feedback(refusal) => {
+                run::abort(cx, state, &pending).await?;
+                guard_note = Some(format!(
+                    "The browser held {sends}, which this action sent without the human's approval; nothing was sent. {}",
+                    refusal.message
+                ));
+                pending.clear();
+            }
+        }
+    }
+    Ok(Ok(Answered {
+        guard_note,
+        released,
+    }))
+}
+
+/// What [`abort_billing`] did with the held requests.
+enum Billing {
+    /// None read as a billing change.
+    None,
+    /// Those that did were aborted; the note says which.
+    Aborted(String),
+    /// The plan's or the path's own step sent only such a change: it is no
+    /// step towards cancelling, and its driver hears why.
+    StepRefused(Refusal),
+}
+
+/// What the page sent unasked that changes what the person pays (an offer
+/// accepted by a beacon as the page unloads, a plan switched by a "cancel"
+/// button) is never what a cancellation run makes without a yes before the
+/// action: aborted, nobody asked, and taken out of `pending`. The plan and
+/// the path move only towards cancelling: a step of theirs whose only
+/// effect is such a change is no step of theirs.
+async fn abort_billing(
+    cx: &mut Ctx<'_>,
+    state: &mut State,
+    origin: Origin,
+    pending: &mut Vec<HeldRequest>,
+) -> Result<Billing, Error> {
+    let known_step = matches!(origin, Origin::Plan | Origin::Replay);
+    let (billing, rest): (Vec<HeldRequest>, Vec<HeldRequest>) = pending
+        .drain(..)
+        .partition(|r| guard_reads_billing(r) || (known_step && reads_as_billing_change(r)));
+    *pending = rest;
+    let Some(change) = billing.first() else {
+        return Ok(Billing::None);
+    };
+    let what = format!("{} {}", change.method, change.url);
+    run::abort(cx, state, &billing).await?;
+    // The step's own form sent it (not a beacon as the page left): the
+    // step is no step towards cancelling.
+    let own = billing.iter().any(|r| r.navigation);
+    if own && pending.is_empty() && known_step {
+        return Ok(Billing::StepRefused(Refusal::new(
+            RefusalCode::ActionFailed,
+            format!(
+                "this step sent {what}, which reads as a change to what the person pays, not a step towards cancelling; nothing reached the site"
+            ),
+        )));
+    }
+    Ok(Billing::Aborted(format!(
+        "The page also sent {what}, which reads as a change to what the person pays; the browser held it and nothing of it was sent."
+    )))
 }
 
 #[cfg(test)]

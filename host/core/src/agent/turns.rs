@@ -39,53 +39,9 @@ pub(super) async fn run(
     driver: &mut Driver,
 ) -> Result<TaskResult, Error> {
     cx.reporter.busy("Opening the browser…");
-    if cx.options.checkpoints {
-        let rules = super::guard_rules::of(cx, state);
-        let installed = timed(
-            &mut cx.clocks.browser,
-            NetworkGuard::install(cx.browser, &rules),
-        )
-        .await?;
-        state.guard = Some(installed);
+    if let Some(ended) = open_start(cx, state).await? {
+        return Ok(ended);
     }
-    // The first page goes through the guard like any other: a start address
-    // that itself reads as a commit (a client's `start_url`, a link pasted
-    // from a mail) is never loaded, and what its loading sent that the
-    // guard held is aborted, nobody having asked for it.
-    if let Some(why) = start_commits(&cx.options.start_url) {
-        return Ok(refused_start(&cx.options.start_url, &why));
-    }
-    let opened = timed(
-        &mut cx.clocks.browser,
-        cx.browser.navigate(&cx.options.start_url),
-    )
-    .await;
-    if let Some(guard) = &state.guard {
-        let taken = timed(&mut cx.clocks.browser, guard.take(cx.browser)).await?;
-        if !taken.stopped.is_empty() {
-            cx.reporter.emit(Event::GuardBlocked {
-                turn: 0,
-                requests: taken.stopped.clone(),
-            });
-        }
-        if let Some(first) = taken.held.first() {
-            let ids: Vec<u64> = taken.held.iter().map(|h| h.id).collect();
-            let mode = crate::browser::guard::INITIAL_MODE;
-            timed(
-                &mut cx.clocks.browser,
-                guard.settle(cx.browser, &ids, false, mode),
-            )
-            .await?;
-            return Ok(refused_start(
-                &cx.options.start_url,
-                &format!(
-                    "its loading sent {} {} ({})",
-                    first.method, first.url, first.why
-                ),
-            ));
-        }
-    }
-    opened?;
     if let Some(ended) = look::look(cx, state, None, Watch::SignIn).await? {
         return Ok(ended);
     }
@@ -136,40 +92,13 @@ pub(super) async fn run(
         } else {
             false
         };
-        let started = Instant::now();
-        let known = plan_first::next(cx, state, driver, verified).or_else(|| {
-            (model && verified).then(|| {
-                (
-                    driver::verified_completion(&*cx.toolset, state.turn),
-                    Origin::Model,
-                )
-            })
-        });
-        let (mut completion, origin) = match known {
-            Some(known) => {
-                emit_reply(cx, state.turn, &known.0, Tokens::default(), started);
-                known
-            }
-            None => {
-                if plan_first::brief(state) {
-                    attach_screenshot(cx, state).await;
-                }
-                let request = Request {
-                    system: system.clone(),
-                    messages: history::for_request(&state.history, &*cx.toolset),
-                    tools: tools.clone(),
-                    max_tokens: MAX_REPLY_TOKENS,
-                    cache_history: cx.toolset.turns_kept_whole().is_none(),
-                };
-                let Some(completion) = next_move(cx, state, driver, &request, verified).await?
-                else {
-                    return Ok(
-                        TaskResult::new(false, false, TaskReason::Closed, state.turn)
-                            .with_error("the MCP client closed the session before the run ended"),
-                    );
-                };
-                (completion, origin_of(driver))
-            }
+        let Some((mut completion, origin)) =
+            choose_move(cx, state, driver, verified, &system, &tools).await?
+        else {
+            return Ok(
+                TaskResult::new(false, false, TaskReason::Closed, state.turn)
+                    .with_error("the MCP client closed the session before the run ended"),
+            );
         };
         // Told instead of shown: the model hears of these steps in a brief.
         let briefed =
@@ -235,6 +164,104 @@ pub(super) async fn run(
             Turn::End(result) => return Ok(*result),
         }
     }
+}
+
+/// The guard installed, then the start page opened through it, like any
+/// other page: a start address that itself reads as a commit (a client's
+/// `start_url`, a link pasted from a mail) is never loaded, and what its
+/// loading sent that the guard held is aborted, nobody having asked for it.
+/// `Some` ends the run there.
+async fn open_start(cx: &mut Ctx<'_>, state: &mut State) -> Result<Option<TaskResult>, Error> {
+    if cx.options.checkpoints {
+        let rules = super::guard_rules::of(cx, state);
+        let installed = timed(
+            &mut cx.clocks.browser,
+            NetworkGuard::install(cx.browser, &rules),
+        )
+        .await?;
+        state.guard = Some(installed);
+    }
+    if let Some(why) = start_commits(&cx.options.start_url) {
+        return Ok(Some(refused_start(&cx.options.start_url, &why)));
+    }
+    let opened = timed(
+        &mut cx.clocks.browser,
+        cx.browser.navigate(&cx.options.start_url),
+    )
+    .await;
+    if let Some(guard) = &state.guard {
+        let taken = timed(&mut cx.clocks.browser, guard.take(cx.browser)).await?;
+        if !taken.stopped.is_empty() {
+            cx.reporter.emit(Event::GuardBlocked {
+                turn: 0,
+                requests: taken.stopped.clone(),
+            });
+        }
+        if let Some(first) = taken.held.first() {
+            let ids: Vec<u64> = taken.held.iter().map(|h| h.id).collect();
+            let mode = crate::browser::guard::INITIAL_MODE;
+            timed(
+                &mut cx.clocks.browser,
+                guard.settle(cx.browser, &ids, false, mode),
+            )
+            .await?;
+            return Ok(Some(refused_start(
+                &cx.options.start_url,
+                &format!(
+                    "its loading sent {} {} ({})",
+                    first.method, first.url, first.why
+                ),
+            )));
+        }
+    }
+    opened?;
+    Ok(None)
+}
+
+/// The turn's move: the remembered path's or the plan's step where it finds
+/// one on the page (or a verified model run's completion), else the
+/// driver's. `None` when an MCP client closed the session meanwhile.
+async fn choose_move(
+    cx: &mut Ctx<'_>,
+    state: &mut State,
+    driver: &mut Driver,
+    verified: bool,
+    system: &str,
+    tools: &[ToolSpec],
+) -> Result<Option<(Completion, Origin)>, Error> {
+    let model = matches!(driver, Driver::Model(_));
+    let started = Instant::now();
+    let known = plan_first::next(cx, state, driver, verified).or_else(|| {
+        (model && verified).then(|| {
+            (
+                driver::verified_completion(&*cx.toolset, state.turn),
+                Origin::Model,
+            )
+        })
+    });
+    let chosen = match known {
+        Some(known) => {
+            emit_reply(cx, state.turn, &known.0, Tokens::default(), started);
+            known
+        }
+        None => {
+            if plan_first::brief(state) {
+                attach_screenshot(cx, state).await;
+            }
+            let request = Request {
+                system: system.to_owned(),
+                messages: history::for_request(&state.history, &*cx.toolset),
+                tools: tools.to_vec(),
+                max_tokens: MAX_REPLY_TOKENS,
+                cache_history: cx.toolset.turns_kept_whole().is_none(),
+            };
+            let Some(completion) = next_move(cx, state, driver, &request, verified).await? else {
+                return Ok(None);
+            };
+            (completion, origin_of(driver))
+        }
+    };
+    Ok(Some(chosen))
 }
 
 /// Who proposed the driver's call.
