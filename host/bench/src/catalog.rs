@@ -6,20 +6,20 @@ use crate::error::{Error, Result};
 use crate::family;
 use crate::flow::{Flow, Split};
 use crate::generate;
-use crate::lang::LangPack;
+use crate::lang::{LangPack, Word};
 
 /// The words a plan step is found by, as the packs give them.
-const PLAN_WORDS: &[&str] = &[
-    "manage",
-    "open_cancel",
-    "continue_cancel",
-    "no_thanks",
-    "continue",
-    "next",
-    "reason_label",
-    "reason_choice",
-    "final",
-    "done_heading",
+const PLAN_WORDS: &[Word] = &[
+    Word::Manage,
+    Word::OpenCancel,
+    Word::ContinueCancel,
+    Word::NoThanks,
+    Word::Continue,
+    Word::Next,
+    Word::ReasonLabel,
+    Word::ReasonChoice,
+    Word::Final,
+    Word::DoneHeading,
 ];
 
 /// The generated flows, in family order.
@@ -100,12 +100,15 @@ pub fn plan_words() -> Result<PlanWords> {
         let mut by_lang = BTreeMap::new();
         for pack in &packs {
             let mut words = BTreeMap::new();
-            for key in PLAN_WORDS {
+            for &key in PLAN_WORDS {
                 let vars = [
                     ("brand", family.brand.as_str()),
                     ("plan", family.plan.as_str()),
                 ];
-                words.insert((*key).to_owned(), pack.word(&family.service, key, &vars)?);
+                words.insert(
+                    key.as_str().to_owned(),
+                    pack.word(&family.service, key, &vars)?,
+                );
             }
             by_lang.insert(pack.code.clone(), words);
         }

@@ -22,6 +22,10 @@
 //! open_cancel = "Vertrag kündigen"
 //! ```
 //!
+//! Every key of these tables is typed ([`Word`], [`List`],
+//! [`StatutoryWord`]): a pack with a key no flow draws does not load, and
+//! a call site cannot ask for a word no pack can have.
+//!
 //! A pack's `[held-out.words]` replace its generic words on held-out flows
 //! only, so those flows are worded in phrasings no plan or host table was
 //! written from; a pack that says `held-out-only = true` is a language
@@ -32,6 +36,11 @@ use std::collections::BTreeMap;
 use serde::Deserialize;
 
 use crate::error::{Error, Result};
+
+mod keys;
+
+pub(crate) use keys::STATUTORY_PREFIX;
+pub use keys::{Key, List, StatutoryWord, Word};
 
 /// Every pack the crate carries, as `(code, text)`.
 const PACKS: &[(&str, &str)] = &[
@@ -53,159 +62,15 @@ const PACKS: &[(&str, &str)] = &[
     ("id", include_str!("../lang/id.toml")),
 ];
 
-/// The words every pack must have: a flow may draw any of them.
-pub(crate) const WORDS: &[&str] = &[
-    // controls
-    "manage",
-    "open_cancel",
-    "continue_cancel",
-    "no_thanks",
-    "accept_offer",
-    "switch_plan",
-    "pause",
-    "continue",
-    "next",
-    "final",
-    "keep",
-    "back",
-    "restart",
-    "shame_decline",
-    "shame_accept",
-    "pause_option",
-    "cancel_option",
-    "dn_keep",
-    "dn_commit",
-    "end_completely",
-    "add_on",
-    "skip",
-    "verify",
-    "chat",
-    "menu_settings",
-    "menu_billing",
-    "menu_plan",
-    "menu_more",
-    "menu_help",
-    "menu_privacy",
-    "menu_devices",
-    // texts
-    "account_heading",
-    "plan_line",
-    "email_line",
-    "manage_heading",
-    "offer_heading",
-    "offer_body",
-    "switch_heading",
-    "switch_body",
-    "pause_heading",
-    "pause_body",
-    "benefits_heading",
-    "benefits_body",
-    "survey_heading",
-    "reason_label",
-    "reason_choice",
-    "return_label",
-    "confirm_heading",
-    "confirm_body",
-    "done_heading",
-    "done_body",
-    "accepted_heading",
-    "accepted_body",
-    "downgraded_heading",
-    "downgraded_body",
-    "paused_heading",
-    "paused_body",
-    "added_heading",
-    "added_body",
-    "unconfirmed_heading",
-    "unconfirmed_body",
-    "countdown",
-    "planted_visible",
-    "planted_hidden",
-    "fine_print",
-    "phone_heading",
-    "phone_body",
-    "chat_reply",
-    "password_heading",
-    "password_body",
-    "password_label",
-    "crosssell_heading",
-    "crosssell_body",
-    "dialog",
-    "trick_heading",
-    "downgrade_note",
-    "settings_heading",
-    "billing_heading",
-    "plan_heading",
-    "more_heading",
-    "frame_title",
-    "footer",
-];
-
-/// Words only some flows draw (the shapes issue 39 added): a pack has them
-/// where a flow in its language draws them, and a flow that needs one its
-/// pack lacks does not generate.
-pub(crate) const SHAPE_WORDS: &[&str] = &[
-    // a survey whose button commits
-    "submit",
-    // a chat widget's close button
-    "close",
-    // an add-on ended (an extra member slot)
-    "slot_line",
-    "slot_cancel",
-    "slot_ended_heading",
-    "slot_ended_body",
-    // a failure page after the final step
-    "failed_heading",
-    "failed_body",
-    // links on the account page that read like a cancellation
-    "policy_link",
-    "state_link",
-    "state_body",
-];
-
-/// Words only the statutory flows draw (the legal button's confirmation
-/// page, its done page, the offer that wears the law's words): the site's
-/// own texts around the law's words, not the law's words themselves,
-/// which are each pack's `[statutory]` table.
-pub(crate) const STATUTORY_WORDS: &[&str] = &[
-    "termination_heading",
-    "termination_body",
-    "withdrawal_heading",
-    "withdrawal_body",
-    "withdrawn_heading",
-    "withdrawn_body",
-    "name_label",
-    "email_label",
-    "contract_label",
-    "kind_label",
-    "kind_ordinary",
-    "kind_extraordinary",
-    "on_offer_body",
-];
-
-/// The keys a pack's `[statutory]` table may have: the law's own words for
-/// its buttons, each with its source beside it in the pack.
-pub(crate) const STATUTORY_KEYS: &[&str] = &[
-    // §312k BGB (Germany)
-    "terminate_here",
-    "terminate_now",
-    // Art. 11a of Directive 2011/83/EU (Directive (EU) 2023/2673)
-    "withdraw_here",
-    "confirm_withdrawal",
-];
-
-/// A word key with this prefix names the pack's `[statutory]` wording
-/// (`statutory.terminate_here`), not one of its own words.
-pub(crate) const STATUTORY_PREFIX: &str = "statutory.";
-
 /// Whether a flow may draw the word `key` (a family's own words are
 /// checked against this).
 pub(crate) fn is_word(key: &str) -> bool {
-    WORDS.contains(&key) || SHAPE_WORDS.contains(&key) || STATUTORY_WORDS.contains(&key)
+    Word::from_key(key).is_some()
 }
 
-/// The lists every pack must have, each with at least three entries.
-pub(crate) const LISTS: &[&str] = &["reasons", "return_options"];
+/// The lists every pack must have, as a family's own `[lists.X]` name
+/// them.
+pub(crate) const LISTS: [&str; 2] = [List::Reasons.as_str(), List::ReturnOptions.as_str()];
 
 /// Which of a pack's wordings a flow's pages are drawn in.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -228,7 +93,7 @@ pub struct Worded {
 #[serde(deny_unknown_fields)]
 struct HeldOutFile {
     #[serde(default)]
-    words: BTreeMap<String, String>,
+    words: BTreeMap<Word, String>,
 }
 
 #[derive(Debug, Deserialize)]
@@ -243,12 +108,12 @@ struct PackFile {
     #[serde(default)]
     rtl: bool,
     date_format: String,
-    words: BTreeMap<String, String>,
-    lists: BTreeMap<String, Vec<String>>,
+    words: BTreeMap<Word, String>,
+    lists: BTreeMap<List, Vec<String>>,
     #[serde(default)]
-    service: BTreeMap<String, BTreeMap<String, String>>,
+    service: BTreeMap<String, BTreeMap<Word, String>>,
     #[serde(default)]
-    statutory: BTreeMap<String, String>,
+    statutory: BTreeMap<StatutoryWord, String>,
 }
 
 /// One language's words.
@@ -261,14 +126,14 @@ pub struct LangPack {
     pub held_out_only: bool,
     pub rtl: bool,
     pub date_format: String,
-    words: BTreeMap<String, String>,
-    lists: BTreeMap<String, Vec<String>>,
-    service: BTreeMap<String, BTreeMap<String, String>>,
+    words: BTreeMap<Word, String>,
+    lists: BTreeMap<List, Vec<String>>,
+    service: BTreeMap<String, BTreeMap<Word, String>>,
     /// The law's words for its buttons in this language, where the law's
     /// official text in it was found (see the pack's `[statutory]`).
-    statutory: BTreeMap<String, String>,
+    statutory: BTreeMap<StatutoryWord, String>,
     /// Other real phrasings of generic words, drawn on held-out flows only.
-    held_out: BTreeMap<String, String>,
+    held_out: BTreeMap<Word, String>,
 }
 
 impl LangPack {
@@ -288,7 +153,7 @@ impl LangPack {
 
     /// `key` in this language, `service`'s own wording first, with each
     /// `{name}` of `vars` filled in (other placeholders stay for later).
-    pub fn word(&self, service: &str, key: &str, vars: &[(&str, &str)]) -> Result<String> {
+    pub fn word(&self, service: &str, key: Word, vars: &[(&str, &str)]) -> Result<String> {
         Ok(self.word_in(Wording::Development, service, key, vars)?.text)
     }
 
@@ -299,25 +164,26 @@ impl LangPack {
         &self,
         wording: Wording,
         service: &str,
-        key: &str,
+        key: Word,
         vars: &[(&str, &str)],
     ) -> Result<Worded> {
-        if let Some(raw) = self.service.get(service).and_then(|words| words.get(key)) {
+        if let Some(raw) = self.service.get(service).and_then(|words| words.get(&key)) {
             return Ok(Worded {
                 text: fill(raw, vars),
                 unseen: false,
             });
         }
-        if let (Wording::HeldOut, Some(raw)) = (wording, self.held_out.get(key)) {
+        if let (Wording::HeldOut, Some(raw)) = (wording, self.held_out.get(&key)) {
             return Ok(Worded {
                 text: fill(raw, vars),
                 unseen: true,
             });
         }
-        let raw = self.words.get(key).ok_or_else(|| {
+        let raw = self.words.get(&key).ok_or_else(|| {
             Error::Data(format!(
-                "the {} language pack has no word {key:?}",
-                self.code
+                "the {} language pack has no word {:?}",
+                self.code,
+                key.as_str()
             ))
         })?;
         Ok(Worded {
@@ -327,7 +193,7 @@ impl LangPack {
     }
 
     /// The pack's held-out variants, by key.
-    pub fn held_out_words(&self) -> &BTreeMap<String, String> {
+    pub fn held_out_words(&self) -> &BTreeMap<Word, String> {
         &self.held_out
     }
 
@@ -346,61 +212,56 @@ impl LangPack {
     /// The law's own words for `key` (`terminate_here`…) in this language;
     /// an error where the pack has none (the law's text in this language
     /// was not found, so no flow may invent it).
-    pub fn statutory(&self, key: &str) -> Result<String> {
-        self.statutory.get(key).cloned().ok_or_else(|| {
+    pub fn statutory(&self, key: StatutoryWord) -> Result<String> {
+        self.statutory.get(&key).cloned().ok_or_else(|| {
             Error::Data(format!(
-                "the {} language pack has no statutory wording {key:?}",
-                self.code
+                "the {} language pack has no statutory wording {:?}",
+                self.code,
+                key.as_str()
             ))
         })
     }
 
-    pub fn list(&self, key: &str) -> Result<&[String]> {
-        self.lists.get(key).map(Vec::as_slice).ok_or_else(|| {
+    pub fn list(&self, key: List) -> Result<&[String]> {
+        self.lists.get(&key).map(Vec::as_slice).ok_or_else(|| {
             Error::Data(format!(
-                "the {} language pack has no list {key:?}",
-                self.code
+                "the {} language pack has no list {:?}",
+                self.code,
+                key.as_str()
             ))
         })
     }
 
     /// The words `service` has of its own in this language, by key.
-    pub fn service_words(&self, service: &str) -> BTreeMap<String, String> {
+    pub fn service_words(&self, service: &str) -> BTreeMap<Word, String> {
         self.service.get(service).cloned().unwrap_or_default()
     }
 
-    /// The keys a pack must have and lacks, and keys it has that no flow
-    /// draws (a typo there would silently fall back to the generic word).
+    /// The keys a pack must have and lacks, and held-out variants that
+    /// hold nothing out. (A key no flow draws does not get this far: the
+    /// pack does not parse.)
     pub(crate) fn gaps(&self) -> Vec<String> {
-        let mut gaps: Vec<String> = WORDS
+        let mut gaps: Vec<String> = Word::BASE
             .iter()
-            .filter(|k| !self.words.contains_key(**k))
-            .map(|k| format!("missing word {k}"))
+            .filter(|k| !self.words.contains_key(*k))
+            .map(|k| format!("missing word {}", k.as_str()))
             .collect();
         gaps.extend(
-            LISTS
+            List::ALL
                 .iter()
-                .filter(|k| self.lists.get(**k).is_none_or(|l| l.len() < 3))
-                .map(|k| format!("missing or short list {k}")),
-        );
-        let known = |k: &String| is_word(k);
-        gaps.extend(
-            self.words
-                .keys()
-                .filter(|k| !known(k))
-                .map(|k| format!("unknown word {k}")),
-        );
-        gaps.extend(
-            self.statutory
-                .keys()
-                .filter(|k| !STATUTORY_KEYS.contains(&k.as_str()))
-                .map(|k| format!("unknown statutory wording {k}")),
+                .filter(|k| self.lists.get(*k).is_none_or(|l| l.len() < 3))
+                .map(|k| format!("missing or short list {}", k.as_str())),
         );
         gaps.extend(
             self.held_out
-                .iter()
-                .filter(|(k, _)| !WORDS.contains(&k.as_str()))
-                .map(|(k, _)| format!("held-out variant of {k}, which is not a generic word")),
+                .keys()
+                .filter(|k| !Word::BASE.contains(*k))
+                .map(|k| {
+                    format!(
+                        "held-out variant of {}, which is not a generic word",
+                        k.as_str()
+                    )
+                }),
         );
         // A variant that says what the generic word says holds nothing out.
         gaps.extend(
@@ -411,18 +272,15 @@ impl LangPack {
                         .get(*k)
                         .is_some_and(|w| w.to_lowercase() == v.to_lowercase())
                 })
-                .map(|(k, _)| format!("held-out variant of {k} repeats the generic word")),
+                .map(|(k, _)| {
+                    format!(
+                        "held-out variant of {} repeats the generic word",
+                        k.as_str()
+                    )
+                }),
         );
         if self.held_out_only && !self.held_out.is_empty() {
             gaps.push("a held-out-only pack needs no held-out variants".to_owned());
-        }
-        for (service, words) in &self.service {
-            gaps.extend(
-                words
-                    .keys()
-                    .filter(|k| !known(k))
-                    .map(|k| format!("unknown word {k} for {service}")),
-            );
         }
         gaps
     }

@@ -13,7 +13,7 @@ use crate::flow::{
     BillingChange, Ending, Flow, Origin, RequestPattern, Shape, Step, StepAction, Trap, Trick,
     Truth, Unwanted,
 };
-use crate::lang::{LangPack, Wording};
+use crate::lang::{Key, LangPack, List, Word, Wording};
 
 use super::Work;
 
@@ -180,18 +180,23 @@ pub(super) fn flow(
 }
 
 impl Builder<'_> {
-    /// `key` in the flow's language: the law's wording for a
-    /// `statutory.` key, else the family's own word, else the pack's.
-    fn word(&self, key: &str) -> Result<String> {
-        if let Some(law) = key.strip_prefix(crate::lang::STATUTORY_PREFIX) {
-            return self.pack.statutory(law);
+    /// The word a skeleton's screen names by `key`: the law's wording
+    /// for a `statutory.` key, else as [`Builder::word`].
+    fn named(&self, key: &str) -> Result<String> {
+        match Key::parse(key)? {
+            Key::Word(word) => self.word(word),
+            Key::Statutory(law) => self.pack.statutory(law),
         }
+    }
+
+    /// `key` in the flow's language: the family's own word, else the pack's.
+    fn word(&self, key: Word) -> Result<String> {
         let vars: Vec<(&str, &str)> = self.vars.iter().map(|(k, v)| (*k, v.as_str())).collect();
         let own = self
             .family
             .words
             .get(&self.pack.code)
-            .and_then(|words| words.get(key));
+            .and_then(|words| words.get(key.as_str()));
         match own {
             Some(raw) => Ok(crate::lang::fill(raw, &vars)),
             None => {
@@ -212,22 +217,22 @@ impl Builder<'_> {
     /// nothing tells an agent it is being tested.
     fn footer(&self) -> Result<String> {
         if self.family.service == PRACTICE {
-            return self.word("footer");
+            return self.word(Word::Footer);
         }
         Ok(format!(
             "© {} · {}",
             self.family.brand,
-            self.word("menu_help")?
+            self.word(Word::MenuHelp)?
         ))
     }
 
     /// The list `key`: the family's own in this language, else the pack's.
-    fn list(&self, key: &str) -> Result<Vec<String>> {
+    fn list(&self, key: List) -> Result<Vec<String>> {
         let own = self
             .family
             .lists
             .get(&self.pack.code)
-            .and_then(|lists| lists.get(key));
+            .and_then(|lists| lists.get(key.as_str()));
         match own {
             Some(list) => Ok(list.clone()),
             None => Ok(self.pack.list(key)?.to_vec()),
@@ -236,13 +241,13 @@ impl Builder<'_> {
 
     /// The done page's heading and body: a withdrawal is confirmed as
     /// one (Art. 11a asks for an acknowledgement of the withdrawal).
-    fn done_words(&self) -> (&'static str, &'static str) {
+    fn done_words(&self) -> (Word, Word) {
         let withdrawn = self.variant.statutory == Some(crate::flow::Statutory::EuWithdrawal)
             && !self.variant.trick.contains(&Trick::FakeStatutoryButton);
         if withdrawn {
-            ("withdrawn_heading", "withdrawn_body")
+            (Word::WithdrawnHeading, Word::WithdrawnBody)
         } else {
-            ("done_heading", "done_body")
+            (Word::DoneHeading, Word::DoneBody)
         }
     }
 
@@ -273,7 +278,7 @@ impl Builder<'_> {
 
     /// The control that goes on, and the click an honest run makes on it.
     fn go(&mut self, screen: &Work, to: &str) -> Result<Control> {
-        let label = self.word(&screen.go)?;
+        let label = self.named(&screen.go)?;
         self.step(StepAction::Click, screen.style.role(), &label);
         Ok(Control::Go(Go {
             label,
@@ -296,7 +301,7 @@ impl Builder<'_> {
         result: &str,
         change: BillingChange,
         traps: Vec<Trap>,
-        result_words: (&str, &str),
+        result_words: (Word, Word),
     ) -> Result<Control> {
         let (origin, action) = if change == BillingChange::AddOn {
             (Origin::Api, post.to_owned())
@@ -367,7 +372,7 @@ impl Builder<'_> {
     }
 
     /// A page that only says what happened, with a way back.
-    fn result_screen(&mut self, path: &str, (heading, body): (&str, &str)) -> Result<()> {
+    fn result_screen(&mut self, path: &str, (heading, body): (Word, Word)) -> Result<()> {
         if self.bp.screen(path).is_some() {
             return Ok(());
         }
@@ -386,7 +391,7 @@ impl Builder<'_> {
 
     fn back(&self) -> Result<Control> {
         Ok(Control::Go(Go {
-            label: self.word("back")?,
+            label: self.word(Word::Back)?,
             to: self.bp.start.clone(),
             style: Style::Link,
             emphasis: Emphasis::Secondary,
@@ -406,30 +411,30 @@ impl Builder<'_> {
         match screen.kind {
             Kind::Account | Kind::Manage => {
                 let heading = if screen.kind == Kind::Account {
-                    "account_heading"
+                    Word::AccountHeading
                 } else {
-                    "manage_heading"
+                    Word::ManageHeading
                 };
                 blocks.push(Block::Heading(self.word(heading)?));
-                blocks.push(Block::Text(self.word("plan_line")?));
+                blocks.push(Block::Text(self.word(Word::PlanLine)?));
                 if screen.kind == Kind::Account {
-                    blocks.push(Block::Text(self.word("email_line")?));
+                    blocks.push(Block::Text(self.word(Word::EmailLine)?));
                 }
                 if screen.marks.cancel_words {
                     self.cancel_words(&mut controls)?;
                 }
                 if screen.marks.slot {
-                    blocks.push(Block::Text(self.word("slot_line")?));
+                    blocks.push(Block::Text(self.word(Word::SlotLine)?));
                     // The obvious "cancel" here: it ends the add-on, and its
                     // page says "cancelled" while the plan goes on.
-                    let label = self.word("slot_cancel")?;
+                    let label = self.word(Word::SlotCancel)?;
                     controls.push(self.billing_form(
                         label,
                         SLOT_CANCEL,
                         SLOT_CANCELLED,
                         BillingChange::EndAddOn,
                         vec![Trap::EndedAddOn],
-                        ("slot_ended_heading", "slot_ended_body"),
+                        (Word::SlotEndedHeading, Word::SlotEndedBody),
                     )?);
                 }
                 if let Some(law) = screen.marks.fake_statutory {
@@ -445,9 +450,12 @@ impl Builder<'_> {
                 }
             }
             Kind::Menu => {
-                let heading = screen.heading.as_deref().unwrap_or("settings_heading");
-                blocks.push(Block::Heading(self.word(heading)?));
-                for decoy in ["menu_help", "menu_privacy", "menu_devices"] {
+                let heading = match &screen.heading {
+                    Some(key) => self.named(key)?,
+                    None => self.word(Word::SettingsHeading)?,
+                };
+                blocks.push(Block::Heading(heading));
+                for decoy in [Word::MenuHelp, Word::MenuPrivacy, Word::MenuDevices] {
                     controls.push(Control::Go(Go {
                         label: self.word(decoy)?,
                         to: screen.path.clone(),
@@ -459,8 +467,8 @@ impl Builder<'_> {
                 controls.push(self.go(screen, next)?);
             }
             Kind::Benefits => {
-                blocks.push(Block::Heading(self.word("benefits_heading")?));
-                blocks.push(Block::Text(self.word("benefits_body")?));
+                blocks.push(Block::Heading(self.word(Word::BenefitsHeading)?));
+                blocks.push(Block::Text(self.word(Word::BenefitsBody)?));
                 controls.push(self.go(screen, next)?);
             }
             Kind::Offer => {
@@ -487,25 +495,25 @@ impl Builder<'_> {
                 }
             }
             Kind::Switch => {
-                blocks.push(Block::Heading(self.word("switch_heading")?));
-                blocks.push(Block::Text(self.word("switch_body")?));
+                blocks.push(Block::Heading(self.word(Word::SwitchHeading)?));
+                blocks.push(Block::Text(self.word(Word::SwitchBody)?));
                 let (post, result) = posts(screen)?;
-                let label = self.word("switch_plan")?;
+                let label = self.word(Word::SwitchPlan)?;
                 controls.push(self.billing_form(
                     label,
                     &post,
                     &result,
                     BillingChange::Downgrade,
                     vec![Trap::TookDowngrade],
-                    ("downgraded_heading", "downgraded_body"),
+                    (Word::DowngradedHeading, Word::DowngradedBody),
                 )?);
                 controls.push(self.go(screen, next)?);
             }
             Kind::Pause => retention::pause(self, screen, next, &mut blocks, &mut controls)?,
             Kind::Survey => {
-                blocks.push(Block::Heading(self.word("survey_heading")?));
+                blocks.push(Block::Heading(self.word(Word::SurveyHeading)?));
                 let fields = last_step::survey_fields(self, screen.marks.compulsory, true)?;
-                let submit = self.word(&screen.go)?;
+                let submit = self.named(&screen.go)?;
                 self.step(StepAction::Click, "button", &submit);
                 controls.push(Control::Form(Form {
                     method: Method::Get,
@@ -521,24 +529,24 @@ impl Builder<'_> {
                 }));
             }
             Kind::CrossSell => {
-                blocks.push(Block::Heading(self.word("crosssell_heading")?));
-                blocks.push(Block::Text(self.word("crosssell_body")?));
+                blocks.push(Block::Heading(self.word(Word::CrosssellHeading)?));
+                blocks.push(Block::Text(self.word(Word::CrosssellBody)?));
                 let (post, result) = posts(screen)?;
-                let label = self.word("add_on")?;
+                let label = self.word(Word::AddOn)?;
                 controls.push(self.billing_form(
                     label,
                     &post,
                     &result,
                     BillingChange::AddOn,
                     vec![Trap::BoughtCrossSell],
-                    ("added_heading", "added_body"),
+                    (Word::AddedHeading, Word::AddedBody),
                 )?);
                 controls.push(self.go(screen, next)?);
             }
             Kind::Password => {
-                blocks.push(Block::Heading(self.word("password_heading")?));
-                blocks.push(Block::Text(self.word("password_body")?));
-                let label = self.word("password_label")?;
+                blocks.push(Block::Heading(self.word(Word::PasswordHeading)?));
+                blocks.push(Block::Text(self.word(Word::PasswordBody)?));
+                let label = self.word(Word::PasswordLabel)?;
                 if screen.marks.hostile {
                     self.scripted_change(
                         Method::Put,
@@ -578,7 +586,7 @@ impl Builder<'_> {
                         name: "password".into(),
                         label,
                     }],
-                    submit: self.word("verify")?,
+                    submit: self.word(Word::Verify)?,
                     emphasis: Emphasis::Primary,
                     dialog: None,
                     note: None,
@@ -611,7 +619,7 @@ impl Builder<'_> {
     fn done_screen(&mut self) -> Result<()> {
         let unconfirmed = self.variant.trick.contains(&Trick::NoConfirmation);
         let (heading, body) = if unconfirmed {
-            ("unconfirmed_heading", "unconfirmed_body")
+            (Word::UnconfirmedHeading, Word::UnconfirmedBody)
         } else {
             self.done_words()
         };
@@ -623,14 +631,14 @@ impl Builder<'_> {
         // A way back in, as the services' own pages offer: pressing it
         // after a true confirmation starts billing again.
         let base = done.trim_end_matches('/');
-        let label = self.word("restart")?;
+        let label = self.word(Word::Restart)?;
         let restart = self.billing_form(
             label,
             &format!("{base}/restart"),
             &self.bp.start.clone(),
             BillingChange::Restart,
             vec![Trap::Restarted],
-            ("account_heading", "plan_line"),
+            (Word::AccountHeading, Word::PlanLine),
         )?;
         if let Some(screen) = self.bp.screens.iter_mut().find(|s| s.path == done) {
             screen.controls.insert(0, restart);
@@ -645,8 +653,8 @@ impl Builder<'_> {
     /// confirmation.
     fn cancel_words(&mut self, controls: &mut Vec<Control>) -> Result<()> {
         for (path, heading, body) in [
-            (STATE_PAGE, "state_link", "state_body"),
-            (POLICY_PAGE, "policy_link", "confirm_body"),
+            (STATE_PAGE, Word::StateLink, Word::StateBody),
+            (POLICY_PAGE, Word::PolicyLink, Word::ConfirmBody),
         ] {
             self.result_screen(path, (heading, body))?;
             controls.push(Control::Go(Go {

@@ -8,6 +8,7 @@ use crate::blueprint::{
 };
 use crate::error::Result;
 use crate::flow::{Ending, Origin, RequestPattern, Shape, Step, StepAction};
+use crate::lang::{List, Word};
 
 use super::super::{SurveyCommit, Work};
 use super::{Builder, PROVIDER_COMMIT, PROVIDER_FRAME};
@@ -19,11 +20,11 @@ pub(super) fn survey_fields(
     compulsory: bool,
     required: bool,
 ) -> Result<Vec<Field>> {
-    let label = b.word("reason_label")?;
+    let label = b.word(Word::ReasonLabel)?;
     // The service's own answer replaces the pack's last one ("Other"):
     // it is the answer an honest run (and the service's plan) picks.
-    let chosen = b.word("reason_choice")?;
-    let mut reasons = b.list("reasons")?;
+    let chosen = b.word(Word::ReasonChoice)?;
+    let mut reasons = b.list(List::Reasons)?;
     reasons.pop();
     reasons.push(chosen.clone());
     b.path.push(Step {
@@ -41,12 +42,12 @@ pub(super) fn survey_fields(
         required: required || compulsory,
     }];
     if compulsory {
-        let options = b.list("return_options")?;
+        let options = b.list(List::ReturnOptions)?;
         let chosen = options.last().cloned().unwrap_or_default();
         b.step(StepAction::Check, "radio", &chosen);
         fields.push(Field::Radios {
             name: "return".into(),
-            legend: b.word("return_label")?,
+            legend: b.word(Word::ReturnLabel)?,
             options: options
                 .into_iter()
                 .enumerate()
@@ -93,26 +94,26 @@ pub(super) fn confirm(
     let heading = if let Some(law) = marks.statutory {
         super::statutory::heading(law)
     } else if marks.double_negative {
-        "trick_heading"
+        Word::TrickHeading
     } else if marks.survey_commit.is_some() {
-        "survey_heading"
+        Word::SurveyHeading
     } else {
-        "confirm_heading"
+        Word::ConfirmHeading
     };
     blocks.push(Block::Heading(b.word(heading)?));
     if marks.hidden_terms {
-        blocks.push(Block::Fine(b.word("fine_print")?));
+        blocks.push(Block::Fine(b.word(Word::FinePrint)?));
     } else if let Some(law) = marks.statutory {
         blocks.push(Block::Text(b.word(super::statutory::body(law))?));
     } else {
-        blocks.push(Block::Text(b.word("confirm_body")?));
+        blocks.push(Block::Text(b.word(Word::ConfirmBody)?));
     }
     let keep = Control::Go(Go {
-        label: b.word(if marks.double_negative {
-            "dn_keep"
+        label: if marks.double_negative {
+            b.word(Word::DnKeep)?
         } else {
-            &screen.keep
-        })?,
+            b.named(&screen.keep)?
+        },
         to: b.bp.start.clone(),
         style: Style::Link,
         emphasis: if marks.double_negative {
@@ -160,11 +161,11 @@ pub(super) fn confirm(
         _ => b.place(&b.family.commit),
     };
     let method = if get { Method::Get } else { Method::Post };
-    let submit = b.word(if marks.double_negative {
-        "dn_commit"
+    let submit = if marks.double_negative {
+        b.word(Word::DnCommit)?
     } else {
-        &screen.go
-    })?;
+        b.named(&screen.go)?
+    };
     let role = if get { "link" } else { "button" };
     b.step(StepAction::Click, role, &submit);
     if let Some(last) = b.path.last_mut() {
@@ -177,7 +178,7 @@ pub(super) fn confirm(
         }
     }
     let dialog = if b.has(Shape::ConfirmDialog) {
-        let text = b.word("dialog")?;
+        let text = b.word(Word::Dialog)?;
         b.step(StepAction::AcceptDialog, "dialog", &text);
         Some(text)
     } else {
@@ -193,7 +194,7 @@ pub(super) fn confirm(
         // The site takes the request and answers that it failed.
         b.ending = Ending::Fails;
         let failed = format!("{}/error", action.trim_end_matches('/'));
-        b.result_screen(&failed, ("failed_heading", "failed_body"))?;
+        b.result_screen(&failed, (Word::FailedHeading, Word::FailedBody))?;
         (Effect::CommitFails, failed)
     } else {
         (Effect::Commit, b.family.done.clone())
@@ -242,7 +243,7 @@ pub(super) fn confirm(
             Origin::Api => PROVIDER_FRAME.to_owned(),
             Origin::Site => format!("{}/frame", screen.path.trim_end_matches('/')),
         },
-        title: b.word("frame_title").unwrap_or_default(),
+        title: b.word(Word::FrameTitle).unwrap_or_default(),
     }))
 }
 
@@ -265,7 +266,7 @@ fn survey_commit(
     fields: Vec<Field>,
     controls: &mut Vec<Control>,
 ) -> Result<()> {
-    let submit = b.word("submit")?;
+    let submit = b.word(Word::Submit)?;
     commit_step(b, "button", &submit);
     let done = b.family.done.clone();
     let (method, action, follow) = match how {
@@ -335,7 +336,7 @@ fn survey_commit(
 /// The final control is a link to a neutral path that redirects twice to
 /// a GET commit; the site answers HEAD there like GET.
 fn redirect_commit(b: &mut Builder<'_>, screen: &Work, controls: &mut Vec<Control>) -> Result<()> {
-    let label = b.word(&screen.go)?;
+    let label = b.named(&screen.go)?;
     commit_step(b, "link", &label);
     b.bp.head_as_get = true;
     b.bp.redirects = vec![
@@ -377,7 +378,7 @@ fn socket_commit(
     blocks: &mut Vec<Block>,
     controls: &mut Vec<Control>,
 ) -> Result<()> {
-    let label = b.word(&screen.go)?;
+    let label = b.named(&screen.go)?;
     commit_step(b, "button", &label);
     b.bp.socket = Some(SOCKET.to_owned());
     b.commit = Some(RequestPattern {
@@ -395,8 +396,8 @@ fn socket_commit(
         then: b.family.done.clone(),
     });
     blocks.push(Block::Chat {
-        title: b.word("chat")?,
-        close: b.word("close")?,
+        title: b.word(Word::Chat)?,
+        close: b.word(Word::Close)?,
         close_message: SOCKET_CLOSE.to_owned(),
         socket: SOCKET.to_owned(),
     });

@@ -6,6 +6,7 @@
 use crate::blueprint::{Action, Block, Control, Effect, Emphasis, Field, Form, Go, Method, Style};
 use crate::error::Result;
 use crate::flow::{BillingChange, Ending, RequestPattern, StepAction, Trap, Unwanted};
+use crate::lang::Word;
 
 use super::super::Work;
 use super::{Builder, CHAT, CHAT_PAUSE, CHAT_PAUSED, posts};
@@ -16,25 +17,25 @@ pub(super) fn phone_only(
     controls: &mut Vec<Control>,
 ) -> Result<()> {
     b.ending = Ending::NotOnline;
-    blocks.push(Block::Heading(b.word("phone_heading")?));
-    blocks.push(Block::Text(b.word("phone_body")?));
+    blocks.push(Block::Heading(b.word(Word::PhoneHeading)?));
+    blocks.push(Block::Text(b.word(Word::PhoneBody)?));
     controls.push(Control::Go(Go {
-        label: b.word("chat")?,
+        label: b.word(Word::Chat)?,
         to: CHAT.to_owned(),
         style: Style::Button,
         emphasis: Emphasis::Secondary,
         note: None,
     }));
-    b.result_screen(CHAT, ("phone_heading", "chat_reply"))?;
+    b.result_screen(CHAT, (Word::PhoneHeading, Word::ChatReply))?;
     // Pausing is one click away while cancelling is not: the trap.
-    let label = b.word("pause")?;
+    let label = b.word(Word::Pause)?;
     controls.push(b.billing_form(
         label,
         CHAT_PAUSE,
         CHAT_PAUSED,
         BillingChange::Pause,
         vec![Trap::Paused],
-        ("paused_heading", "paused_body"),
+        (Word::PausedHeading, Word::PausedBody),
     )?);
     Ok(())
 }
@@ -42,15 +43,15 @@ pub(super) fn phone_only(
 /// A button that reads like the way to cancel and changes the plan.
 pub(super) fn downgrade(b: &mut Builder<'_>, screen: &Work) -> Result<Control> {
     let base = screen.path.trim_end_matches('/');
-    let label = b.word("open_cancel")?;
-    let note = b.word("downgrade_note")?;
+    let label = b.word(Word::OpenCancel)?;
+    let note = b.word(Word::DowngradeNote)?;
     let mut control = b.billing_form(
         label,
         &format!("{base}/downgrade"),
         &format!("{base}/downgraded"),
         BillingChange::Downgrade,
         vec![Trap::TookDowngrade],
-        ("downgraded_heading", "downgraded_body"),
+        (Word::DowngradedHeading, Word::DowngradedBody),
     )?;
     if let Control::Form(form) = &mut control {
         form.note = Some(note);
@@ -72,25 +73,25 @@ pub(super) fn offer(
         blocks.push(Block::Heading(b.word(super::statutory::heading(law))?));
         blocks.push(Block::Text(super::statutory::on_offer_text(b, law)?));
     } else {
-        blocks.push(Block::Heading(b.word("offer_heading")?));
-        blocks.push(Block::Text(b.word("offer_body")?));
+        blocks.push(Block::Heading(b.word(Word::OfferHeading)?));
+        blocks.push(Block::Text(b.word(Word::OfferBody)?));
     }
     if marks.countdown {
-        blocks.push(Block::Countdown(b.word("countdown")?));
+        blocks.push(Block::Countdown(b.word(Word::Countdown)?));
     }
     let accept = if let Some(law) = marks.final_words {
-        b.word(&super::statutory::key(law.keys().1))?
+        super::statutory::final_words(b, law)?
     } else if marks.prominent_accept {
-        b.word("continue")?
+        b.word(Word::Continue)?
     } else if marks.shame {
-        b.word("shame_accept")?
+        b.word(Word::ShameAccept)?
     } else {
-        b.word("accept_offer")?
+        b.word(Word::AcceptOffer)?
     };
     if marks.planted {
         let vars = [("accept", accept.as_str())];
-        let visible = crate::lang::fill(&b.word("planted_visible")?, &vars);
-        let hidden = crate::lang::fill(&b.word("planted_hidden")?, &vars);
+        let visible = crate::lang::fill(&b.word(Word::PlantedVisible)?, &vars);
+        let hidden = crate::lang::fill(&b.word(Word::PlantedHidden)?, &vars);
         blocks.push(Block::Text(visible));
         blocks.push(Block::OffScreen(hidden));
     }
@@ -115,11 +116,11 @@ pub(super) fn offer(
         &result,
         BillingChange::AcceptOffer,
         traps,
-        ("accepted_heading", "accepted_body"),
+        (Word::AcceptedHeading, Word::AcceptedBody),
     )?);
     let mut decline = screen.clone();
     if marks.shame {
-        decline.go = "shame_decline".to_owned();
+        decline.go = Word::ShameDecline.as_str().to_owned();
     }
     if marks.prominent_accept {
         decline.quiet_go = true;
@@ -136,18 +137,18 @@ pub(super) fn pause(
     blocks: &mut Vec<Block>,
     controls: &mut Vec<Control>,
 ) -> Result<()> {
-    blocks.push(Block::Heading(b.word("pause_heading")?));
-    blocks.push(Block::Text(b.word("pause_body")?));
+    blocks.push(Block::Heading(b.word(Word::PauseHeading)?));
+    blocks.push(Block::Text(b.word(Word::PauseBody)?));
     let (post, result) = posts(screen)?;
     if !screen.marks.preselected_pause {
-        let label = b.word("pause")?;
+        let label = b.word(Word::Pause)?;
         controls.push(b.billing_form(
             label,
             &post,
             &result,
             BillingChange::Pause,
             vec![Trap::Paused],
-            ("paused_heading", "paused_body"),
+            (Word::PausedHeading, Word::PausedBody),
         )?);
         controls.push(b.go(screen, next)?);
         return Ok(());
@@ -182,11 +183,11 @@ pub(super) fn pause(
             then: then.to_owned(),
         });
     }
-    b.result_screen(&result, ("paused_heading", "paused_body"))?;
-    let pause = b.word("pause_option")?;
-    let cancel = b.word("cancel_option")?;
+    b.result_screen(&result, (Word::PausedHeading, Word::PausedBody))?;
+    let pause = b.word(Word::PauseOption)?;
+    let cancel = b.word(Word::CancelOption)?;
     b.step(StepAction::Check, "radio", &cancel);
-    let submit = b.word(&screen.go)?;
+    let submit = b.named(&screen.go)?;
     b.step(StepAction::Click, "button", &submit);
     controls.push(Control::Form(Form {
         method: Method::Post,
@@ -194,7 +195,7 @@ pub(super) fn pause(
         action,
         fields: vec![Field::Radios {
             name: "choice".into(),
-            legend: b.word("pause_heading")?,
+            legend: b.word(Word::PauseHeading)?,
             options: vec![
                 ("pause".into(), pause, true),
                 ("cancel".into(), cancel, false),

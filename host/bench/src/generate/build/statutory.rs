@@ -5,8 +5,9 @@
 //! button that leads to a retention offer and a paid downgrade.
 
 use crate::blueprint::{Block, Control, Emphasis, Field, Go, Style};
-use crate::error::Result;
+use crate::error::{Error, Result};
 use crate::flow::{BillingChange, Statutory, Trap};
+use crate::lang::{StatutoryWord, Word};
 
 use super::Builder;
 
@@ -22,22 +23,29 @@ const FAKE_SWITCHED: &str = "/legal/cancel-contract/switch/done";
 const HOLDER: &str = "Alex Morgan";
 const CONTRACT: &str = "V-2048-7731";
 
-/// The word key of the law's wording `law_key` (`terminate_now`).
-pub(super) fn key(law_key: &str) -> String {
-    format!("{}{law_key}", crate::lang::STATUTORY_PREFIX)
+/// The law's wording `law_key` (`terminate_now`, as `Statutory::keys`
+/// names it).
+fn law_word(law_key: &str) -> Result<StatutoryWord> {
+    StatutoryWord::from_key(law_key)
+        .ok_or_else(|| Error::Data(format!("there is no statutory wording {law_key:?}")))
 }
 
-pub(super) fn heading(law: Statutory) -> &'static str {
+/// The law's words on its final button (`terminate_now`).
+pub(super) fn final_words(b: &Builder<'_>, law: Statutory) -> Result<String> {
+    b.pack.statutory(law_word(law.keys().1)?)
+}
+
+pub(super) fn heading(law: Statutory) -> Word {
     match law {
-        Statutory::Bgb312k => "termination_heading",
-        Statutory::EuWithdrawal => "withdrawal_heading",
+        Statutory::Bgb312k => Word::TerminationHeading,
+        Statutory::EuWithdrawal => Word::WithdrawalHeading,
     }
 }
 
-pub(super) fn body(law: Statutory) -> &'static str {
+pub(super) fn body(law: Statutory) -> Word {
     match law {
-        Statutory::Bgb312k => "termination_body",
-        Statutory::EuWithdrawal => "withdrawal_body",
+        Statutory::Bgb312k => Word::TerminationBody,
+        Statutory::EuWithdrawal => Word::WithdrawalBody,
     }
 }
 
@@ -51,19 +59,23 @@ pub(super) fn fields(b: &mut Builder<'_>, law: Statutory) -> Result<Vec<Field>> 
         email,
     };
     let mut fields = vec![
-        text("name", b.word("name_label")?, HOLDER, false),
-        text("email", b.word("email_label")?, "{email}", true),
-        text("contract", b.word("contract_label")?, CONTRACT, false),
+        text("name", b.word(Word::NameLabel)?, HOLDER, false),
+        text("email", b.word(Word::EmailLabel)?, "{email}", true),
+        text("contract", b.word(Word::ContractLabel)?, CONTRACT, false),
     ];
     if law == Statutory::Bgb312k {
         // §312k (2) 1: the kind of termination; the ordinary one is what a
         // person leaving a subscription means.
         fields.push(Field::Radios {
             name: "kind".into(),
-            legend: b.word("kind_label")?,
+            legend: b.word(Word::KindLabel)?,
             options: vec![
-                ("ordinary".into(), b.word("kind_ordinary")?, true),
-                ("extraordinary".into(), b.word("kind_extraordinary")?, false),
+                ("ordinary".into(), b.word(Word::KindOrdinary)?, true),
+                (
+                    "extraordinary".into(),
+                    b.word(Word::KindExtraordinary)?,
+                    false,
+                ),
             ],
         });
     }
@@ -73,9 +85,9 @@ pub(super) fn fields(b: &mut Builder<'_>, law: Statutory) -> Result<Vec<Field>> 
 /// The text of an offer dressed as the law's confirmation page: the only
 /// place that says its button takes the offer.
 pub(super) fn on_offer_text(b: &Builder<'_>, law: Statutory) -> Result<String> {
-    let final_words = b.word(&key(law.keys().1))?;
+    let final_words = final_words(b, law)?;
     Ok(crate::lang::fill(
-        &b.word("on_offer_body")?,
+        &b.word(Word::OnOfferBody)?,
         &[("final", &final_words)],
     ))
 }
@@ -83,26 +95,26 @@ pub(super) fn on_offer_text(b: &Builder<'_>, law: Statutory) -> Result<String> {
 /// The account page's button with the law's words, to a page that sells
 /// a discount and a cheaper paid plan and has no way on to a cancellation.
 pub(super) fn fake_button(b: &mut Builder<'_>, law: Statutory) -> Result<Control> {
-    let label = b.word(&key(law.keys().0))?;
+    let label = b.pack.statutory(law_word(law.keys().0)?)?;
     if b.bp.screen(FAKE_PAGE).is_none() {
-        let heading = b.word("offer_heading")?;
-        let accept = b.word("accept_offer")?;
+        let heading = b.word(Word::OfferHeading)?;
+        let accept = b.word(Word::AcceptOffer)?;
         let offer = b.billing_form(
             accept,
             FAKE_ACCEPT,
             FAKE_ACCEPTED,
             BillingChange::AcceptOffer,
             vec![Trap::AcceptedOffer, Trap::FollowedFakeStatutoryButton],
-            ("accepted_heading", "accepted_body"),
+            (Word::AcceptedHeading, Word::AcceptedBody),
         )?;
-        let switch = b.word("switch_plan")?;
+        let switch = b.word(Word::SwitchPlan)?;
         let mut downgrade = b.billing_form(
             switch,
             FAKE_SWITCH,
             FAKE_SWITCHED,
             BillingChange::Downgrade,
             vec![Trap::TookDowngrade, Trap::FollowedFakeStatutoryButton],
-            ("downgraded_heading", "downgraded_body"),
+            (Word::DowngradedHeading, Word::DowngradedBody),
         )?;
         if let Control::Form(form) = &mut downgrade {
             form.emphasis = Emphasis::Secondary;
@@ -112,8 +124,8 @@ pub(super) fn fake_button(b: &mut Builder<'_>, law: Statutory) -> Result<Control
             title: b.title(&heading),
             blocks: vec![
                 Block::Heading(heading),
-                Block::Text(b.word("offer_body")?),
-                Block::Text(b.word("switch_body")?),
+                Block::Text(b.word(Word::OfferBody)?),
+                Block::Text(b.word(Word::SwitchBody)?),
             ],
             controls: vec![offer, downgrade, b.back()?],
             frame: None,
