@@ -11,7 +11,9 @@
 //! only file names, formats and counts.
 
 mod ask;
+mod html;
 mod print;
+mod rows;
 mod since_cancel;
 
 #[cfg(test)]
@@ -27,7 +29,7 @@ use subterminator_core::paths::Dirs;
 use subterminator_core::plugin::{Registry, load_registry};
 use subterminator_scan::{
     Currency, ErrorKind, ScanError, ScanOptions, ServiceDescriptors, Statement, find_subscriptions,
-    html_report, known_descriptors, parse_columns, read_statement, service_charges,
+    known_descriptors, parse_columns, read_statement, service_charges,
 };
 
 use crate::cancel::RunArgs;
@@ -177,7 +179,7 @@ pub async fn run(args: ScanArgs, dirs: &Dirs, json: bool, verbose: bool) -> Resu
         print::table(&report);
     }
     if let Some(path) = &args.html {
-        std::fs::write(path, html_report(&report))
+        std::fs::write(path, html::html_report(&report))
             .map_err(|source| Error::io("writing the HTML report", path, source))?;
         // A path the person gave, never a transaction.
         tracing::info!("wrote the HTML report to {}", path.display());

@@ -3,14 +3,14 @@
 //!
 //! ```no_run
 //! use std::path::Path;
-//! use subterminator_scan::{ScanOptions, find_subscriptions, known_descriptors, read_statement, table_rows};
+//! use subterminator_scan::{ScanOptions, find_subscriptions, known_descriptors, read_statement};
 //!
 //! let options = ScanOptions::default();
 //! let statement = read_statement(Path::new("chase.csv"), &options)?;
 //! let report = find_subscriptions(&[statement], &known_descriptors(), None);
-//! for row in table_rows(&report) {
-//!     // hand each row to a table printer
-//!     # let _ = row;
+//! for subscription in &report.subscriptions {
+//!     // the caller decides how it looks: a table, JSON, a page
+//!     # let _ = (&subscription.descriptor, subscription.yearly_cost);
 //! }
 //! # Ok::<(), subterminator_scan::ScanError>(())
 //! ```
@@ -24,13 +24,18 @@
 //! [`Report::notes`]. Every string from a statement is made inert (control
 //! and bidi characters written escaped) before it leaves this crate.
 //!
+//! Data only: the crate returns values (a [`Report`] of [`Subscription`]s,
+//! [`Money`], [`Cadence`], [`Action`]) and lays nothing out; the table and
+//! the HTML page are the CLI's. [`Money`]'s `Display` (`15.49 USD`) and
+//! [`Money::decimal`] are how an amount is written, not a layout.
+//!
 //! Privacy: this crate never prints, logs or writes a file; statements are
 //! read into memory and nothing of them is kept. Errors and skip records
 //! hold file names, header names and line numbers, never a transaction, and
 //! the `Debug` of everything that holds transactions is redacted. The
 //! descriptors and amounts leave this crate only through [`Report`]'s
-//! fields, its `Serialize`, [`table_rows`], and [`service_charges`] (the
-//! charges of services, for `scan --since-cancel`): the answer itself.
+//! fields and its `Serialize`, and [`service_charges`] (the charges of
+//! services, for `scan --since-cancel`): the answer itself.
 
 #![deny(clippy::print_stdout, clippy::print_stderr, clippy::dbg_macro)]
 #![warn(missing_docs)]
@@ -46,7 +51,6 @@ mod dates;
 mod descriptor;
 mod encoding;
 mod error;
-mod html;
 mod inert;
 mod lines;
 mod money;
@@ -64,13 +68,9 @@ pub use cadence::Cadence;
 pub use charges::{ServiceCharge, service_charges};
 pub use columns::{AmountColumns, ChargeSign, ColumnMap, parse_columns};
 pub use error::{ErrorKind, HeaderSeen, KNOWN_FORMATS, ScanError};
-pub use html::html_report;
 pub use money::{Currency, Money};
 pub use read::{read_statement, read_statement_bytes};
-pub use report::{
-    FileSummary, PriceChange, Report, Subscription, Total, find_subscriptions, table_rows,
-    what_to_do,
-};
+pub use report::{FileSummary, PriceChange, Report, Subscription, Total, find_subscriptions};
 pub use services::{Action, ServiceDescriptors, known_descriptors};
 pub use statement::{
     DEFAULT_MAX_BYTES, Format, ScanOptions, SkipReason, Skipped, Statement, Transaction,

@@ -1,6 +1,6 @@
 //! The answer: the subscriptions found, what each costs and what to do about
-//! it, with totals per currency. Serialisable for `--json`; [`table_rows`]
-//! lays it out for a table. Nothing here prints.
+//! it, with totals per currency. Data only, serialisable for `--json`: how
+//! it looks (a table, a page) is the caller's. Nothing here prints.
 
 use std::collections::BTreeMap;
 use std::fmt;
@@ -376,67 +376,4 @@ fn price_change(series: &Series<'_>) -> Option<PriceChange> {
         to: Money::new(current, series.currency),
         date: first_new.date,
     })
-}
-
-/// The report as table rows for the CLI's own table printer: a header row,
-/// one row per subscription, and one total row per currency.
-pub fn table_rows(report: &Report) -> Vec<Vec<String>> {
-    let mut rows = vec![
-        [
-            "Service",
-            "Charged as",
-            "Every",
-            "Last charge",
-            "Amount",
-            "Per year",
-            "Price change",
-            "Status",
-            "What to do",
-        ]
-        .map(str::to_owned)
-        .to_vec(),
-    ];
-    for s in &report.subscriptions {
-        rows.push(vec![
-            s.service_name.clone().unwrap_or_else(|| "-".to_owned()),
-            s.descriptor
-                .split_whitespace()
-                .collect::<Vec<_>>()
-                .join(" "),
-            s.cadence.as_str().to_owned(),
-            s.last_charge.to_string(),
-            s.amount.to_string(),
-            s.yearly_cost.to_string(),
-            s.price_change
-                .as_ref()
-                .map(|c| format!("{} → {} on {}", c.from.decimal(), c.to, c.date))
-                .unwrap_or_default(),
-            if s.ended { "ended?" } else { "active" }.to_owned(),
-            what_to_do(&s.action, s.cancel_at.as_deref()),
-        ]);
-    }
-    for total in &report.totals {
-        rows.push(vec![
-            format!("Total {}", total.currency),
-            format!("{} subscriptions", total.subscriptions),
-            String::new(),
-            String::new(),
-            format!("{} a month", total.per_month),
-            total.per_year.to_string(),
-            String::new(),
-            String::new(),
-            String::new(),
-        ]);
-    }
-    rows
-}
-
-/// The action in words, with where to cancel when no plugin knows it.
-pub fn what_to_do(action: &Action, cancel_at: Option<&str>) -> String {
-    match (action, cancel_at) {
-        (Action::Cancel { service }, _) => format!("subterminator cancel {service}"),
-        (Action::BilledThrough { company, how }, _) => format!("billed through {company}: {how}"),
-        (Action::NoPlugin, Some(address)) => format!("no plugin: cancel at {address}"),
-        (Action::NoPlugin, None) => "no plugin: cancel with the merchant".to_owned(),
-    }
 }

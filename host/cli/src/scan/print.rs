@@ -1,15 +1,12 @@
-//! The report on stdout: a table (the scan crate's rows, in the command
-//! line's own table printer) and a line on what was read, or JSON Lines.
+//! The report on stdout: a table (`rows.rs`'s rows, in the command line's
+//! own table printer) and a line on what was read, or JSON Lines.
 
 use chrono::NaiveDate;
 use serde::Serialize;
-use subterminator_scan::{FileSummary, Report, Skipped, Total, table_rows};
+use subterminator_scan::{FileSummary, Report, Skipped, Total};
 
+use super::rows::{HEADER, table_rows};
 use crate::table::print_table;
-
-/// Columns of [`table_rows`]: service, charged as, every, last charge,
-/// amount, per year, price change, status, what to do.
-const COLUMNS: usize = 9;
 
 /// Skipped lines named one by one; past this, a count (and `--json` has
 /// them all). A file with hundreds of bad lines is one problem, not a page.
@@ -37,13 +34,9 @@ pub(super) fn table(report: &Report) {
     if report.subscriptions.is_empty() {
         anstream::println!("No recurring charges found.");
     } else {
-        let mut rows = table_rows(report).into_iter().map(fixed::<COLUMNS>);
-        let header = rows
-            .next()
-            .unwrap_or_else(|| std::array::from_fn(|_| String::new()))
-            // The command line's other tables shout their headers.
-            .map(|title| title.to_uppercase());
-        let mut rows: Vec<[String; COLUMNS]> = rows.collect();
+        // The command line's other tables shout their headers.
+        let header = HEADER.map(str::to_uppercase);
+        let mut rows = table_rows(report);
         // An empty row sets the totals (the last rows) apart.
         let totals_at = rows.len().saturating_sub(report.totals.len());
         rows.insert(totals_at, std::array::from_fn(|_| String::new()));
@@ -53,13 +46,6 @@ pub(super) fn table(report: &Report) {
     for line in summary(report) {
         anstream::println!("{line}");
     }
-}
-
-/// A row of exactly `N` cells: padded with empty ones, or cut, should the
-/// crate's rows ever differ in width from its header.
-fn fixed<const N: usize>(row: Vec<String>) -> [String; N] {
-    let mut cells = row.into_iter();
-    std::array::from_fn(|_| cells.next().unwrap_or_default())
 }
 
 /// What was read, what was skipped (file and line only, never the line),
