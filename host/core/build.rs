@@ -1,5 +1,5 @@
 //! Finds the bundled services under `plugins/<id>/` (a Rust crate or a
-//! `service.toml`, with its practice flow beside it), builds the Rust ones
+//! `service.toml`; its practice flow beside it is the practice crate's), builds the Rust ones
 //! and the declarative interpreter to wasm components, and embeds them all,
 //! so a plain `cargo build` yields a binary that carries them.
 
@@ -29,7 +29,6 @@ fn run() -> Result<(), String> {
         "sdk/rust/Cargo.toml",
         "wit",
         "Cargo.lock",
-        "host/core/practice",
     ] {
         println!(
             "cargo:rerun-if-changed={}",
@@ -84,10 +83,6 @@ fn run() -> Result<(), String> {
     }
     code.push_str("];\n");
     let out_dir = PathBuf::from(env("OUT_DIR")?);
-    let practice = practice_flows(&services, &manifest.join("practice"))?;
-    let practice_out = out_dir.join("practice.rs");
-    std::fs::write(&practice_out, practice)
-        .map_err(|e| format!("cannot write {}: {e}", practice_out.display()))?;
     let out = out_dir.join("bundled.rs");
     std::fs::write(&out, code).map_err(|e| format!("cannot write {}: {e}", out.display()))
 }
@@ -98,7 +93,6 @@ const INTERPRETER_PACKAGE: &str = "subterminator-interpreter";
 /// One bundled service: `plugins/<id>/`, whatever it is written in.
 struct Service {
     id: String,
-    folder: PathBuf,
     kind: Kind,
 }
 
@@ -148,66 +142,9 @@ fn services(dir: &Path) -> Result<Vec<Service>, String> {
                 ));
             }
         };
-        services.push(Service { id, folder, kind });
+        services.push(Service { id, kind });
     }
     Ok(services)
-}
-
-/// `PRACTICE_FLOWS`: the files of every `plugins/<id>/practice/` folder that
-/// describes itself in a `flow.toml`, by name, for the practice site to
-/// serve. (StreamFlix, the practice plugin's own site, has routes of its own
-/// and is served by `demo::site`.) Then the sites no plugin knows,
-/// `host/core/practice/<name>/`, which the generic service runs on.
-fn practice_flows(services: &[Service], no_plugin: &Path) -> Result<String, String> {
-    let mut code = String::from("pub static PRACTICE_FLOWS: &[EmbeddedFlow] = &[\n");
-    let mut folders: Vec<(String, PathBuf)> = services
-        .iter()
-        .map(|s| (s.id.clone(), s.folder.join("practice")))
-        .collect();
-    let mut sites: Vec<PathBuf> = std::fs::read_dir(no_plugin)
-        .map_err(|e| format!("cannot list {}: {e}", no_plugin.display()))?
-        .flatten()
-        .map(|e| e.path())
-        .filter(|p| p.is_dir())
-        .collect();
-    sites.sort();
-    for site in sites {
-        let name = site
-            .file_name()
-            .map(|n| n.to_string_lossy().into_owned())
-            .unwrap_or_default();
-        folders.push((name, site));
-    }
-    for (id, practice) in folders {
-        if !practice.join("flow.toml").is_file() {
-            continue;
-        }
-        let entries = std::fs::read_dir(&practice)
-            .map_err(|e| format!("cannot list {}: {e}", practice.display()))?;
-        let mut files: Vec<PathBuf> = entries
-            .flatten()
-            .map(|e| e.path())
-            .filter(|p| p.is_file())
-            .collect();
-        files.sort();
-        writeln!(code, "    EmbeddedFlow {{ service: {id:?}, files: &[")
-            .map_err(|e| e.to_string())?;
-        for file in files {
-            let name = file
-                .file_name()
-                .map(|n| n.to_string_lossy().into_owned())
-                .unwrap_or_default();
-            writeln!(
-                code,
-                "        ({name:?}, include_str!({:?})),",
-                file.display().to_string()
-            )
-            .map_err(|e| e.to_string())?;
-        }
-        code.push_str("    ] },\n");
-    }
-    code.push_str("];\n");
-    Ok(code)
 }
 
 fn env(name: &str) -> Result<String, String> {

@@ -10,7 +10,7 @@
 
 use std::time::{Duration, Instant};
 
-use subterminator_core::demo::{FlowSite, flow};
+use subterminator_practice::{FlowSite, flow};
 use subterminator_tests::e2e;
 use subterminator_tests::flow_script::FLOW_SERVICES;
 

@@ -7,7 +7,7 @@
 
 use std::time::{Duration, Instant};
 
-use subterminator_core::demo::{PracticeSite, SiteOptions};
+use subterminator_practice::{PracticeSite, SiteOptions};
 use subterminator_tests::e2e;
 use subterminator_tests::model_server::ModelServer;
 use subterminator_tests::scripted::{cancel_netflix, canceller};

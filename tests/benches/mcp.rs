@@ -11,7 +11,7 @@
 use std::collections::BTreeSet;
 
 use serde_json::{Value, json};
-use subterminator_core::demo::{PracticeSite, SiteOptions};
+use subterminator_practice::{PracticeSite, SiteOptions};
 use subterminator_tests::e2e;
 use subterminator_tests::mcp_client::{self, Client, calls};
 

@@ -12,7 +12,7 @@
 use std::path::Path;
 use std::time::Instant;
 
-use subterminator_core::demo::{FlowSite, flow};
+use subterminator_practice::{FlowSite, flow};
 use subterminator_tests::e2e;
 use subterminator_tests::flow_script::Script;
 use subterminator_tests::model_server::{ModelServer, RecordedRequest, Reply};

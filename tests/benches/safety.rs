@@ -10,7 +10,7 @@
 
 use std::path::Path;
 
-use subterminator_core::demo::{PracticeSite, SiteOptions};
+use subterminator_practice::{PracticeSite, SiteOptions};
 use subterminator_tests::bench_run::cancel_as;
 use subterminator_tests::e2e;
 use subterminator_tests::hostile::FLOWS;

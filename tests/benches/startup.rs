@@ -13,7 +13,7 @@ use std::path::Path;
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
-use subterminator_core::demo::{FlowSite, PracticeSite, SiteOptions, flow};
+use subterminator_practice::{FlowSite, PracticeSite, SiteOptions, flow};
 use subterminator_tests::e2e;
 use subterminator_tests::flow_script::Script;
 use subterminator_tests::model_server::{ModelServer, RecordedRequest, Reply};

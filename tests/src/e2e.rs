@@ -177,7 +177,7 @@ pub async fn offline_netflix(
     home: &Path,
     answer: &str,
 ) -> anyhow::Result<(Option<i32>, String, PathBuf)> {
-    use subterminator_core::demo::{PracticeSite, SiteOptions};
+    use subterminator_practice::{PracticeSite, SiteOptions};
     let site = PracticeSite::serve(SiteOptions::default()).await?;
     let mut command = command(home);
     command.args([

@@ -4,12 +4,11 @@
 //! request leaves the page).
 
 use std::collections::{BTreeMap, BTreeSet};
-use std::fmt::Write as _;
 
+use maud::{DOCTYPE, Markup, PreEscaped, html};
 use serde::{Deserialize, Serialize};
 
 use crate::flow::{Ending, Flow, Shape, Split, Trick};
-use crate::render::esc;
 use crate::score::{PassKind, Verdict};
 
 /// What a report needs to know of a flow.
@@ -385,125 +384,181 @@ const BAR_HEIGHT: u32 = 18;
 const BAR_GAP: u32 = 6;
 const LABEL_WIDTH: u32 = 170;
 
-/// One self-contained page: the scorecard, the charts, every run.
+/// The report's stylesheet: the crate's own constant CSS.
+const STYLE: &str = "
+body { font-family: system-ui, sans-serif; margin: 24px auto; max-width: 980px; color: #1a1a1a; }
+table { border-collapse: collapse; margin: 12px 0 24px; font-size: 14px; }
+th, td { border-bottom: 1px solid #ddd; padding: 4px 10px; text-align: left; }
+td.num { text-align: right; } .bad { color: #b00020; } .good { color: #0a7d2c; }
+svg.chart text { font-size: 12px; } svg.chart rect { fill: #3b6fd8; }
+";
+
+/// One self-contained page: the scorecard, the charts, every run. A
+/// `maud::html!` template: every name a record carries (flow, service,
+/// language, driver) is escaped where it lands. Its line breaks (`"\n"`)
+/// are the ones the page has always had.
 pub fn html(records: &[RunRecord]) -> String {
     let card = scorecard(records);
-    let mut out = String::from(
-        "<!doctype html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n<title>CancelBench report</title>\n<style>\n\
-         body { font-family: system-ui, sans-serif; margin: 24px auto; max-width: 980px; color: #1a1a1a; }\n\
-         table { border-collapse: collapse; margin: 12px 0 24px; font-size: 14px; }\n\
-         th, td { border-bottom: 1px solid #ddd; padding: 4px 10px; text-align: left; }\n\
-         td.num { text-align: right; } .bad { color: #b00020; } .good { color: #0a7d2c; }\n\
-         svg.chart text { font-size: 12px; } svg.chart rect { fill: #3b6fd8; }\n\
-         </style>\n</head>\n<body>\n<h1>CancelBench report</h1>\n\
-         <p>Scored from each flow's own request log. Held-out flows are other trick × shape × language \
-         combinations: nobody tunes plans or safety against them.</p>\n",
-    );
-    if let Some(rows) = card.agent_rows() {
-        out.push_str("<h2>Agents side by side</h2>\n<p>Every run of each agent, both splits. The headline counts a flow only when its cancellation is verified and no run of it harmed.</p>\n");
-        table(&mut out, "agents", &rows);
-    }
-    out.push_str("<h2>Scorecard</h2>\n");
-    table(&mut out, "scorecard", &card.rows());
-    out.push_str("<h2>Ideal outcomes per trick</h2>\n");
-    chart(&mut out, "trick", &card.ideal_pct_by_trick);
-    out.push_str("<h2>Ideal outcomes per language</h2>\n");
-    chart(&mut out, "language", &card.ideal_pct_by_language);
-    out.push_str("<h2>Ideal outcomes with and without a plugin</h2>\n");
-    chart(&mut out, "plugin", &card.ideal_pct_by_plugin);
-    runs_table(&mut out, records);
-    out.push_str("</body>\n</html>\n");
-    out
-}
-
-fn table(out: &mut String, class: &str, rows: &[Vec<String>]) {
-    let _ = writeln!(out, "<table class=\"{class}\">");
-    for (i, row) in rows.iter().enumerate() {
-        out.push_str("<tr>");
-        for cell in row {
-            let tag = if i == 0 { "th" } else { "td" };
-            let _ = write!(out, "<{tag}>{}</{tag}>", esc(cell));
+    html! {
+        (DOCTYPE) "\n"
+        html lang="en" {
+            "\n"
+            head {
+                "\n"
+                meta charset="utf-8"; "\n"
+                title { "CancelBench report" } "\n"
+                // A style element's text is CSS, not HTML.
+                style { (PreEscaped(STYLE)) } "\n"
+            }
+            "\n"
+            body {
+                "\n"
+                h1 { "CancelBench report" } "\n"
+                p {
+                    "Scored from each flow's own request log. Held-out flows are other trick × shape × language \
+                     combinations: nobody tunes plans or safety against them."
+                }
+                "\n"
+                @if let Some(rows) = card.agent_rows() {
+                    h2 { "Agents side by side" } "\n"
+                    p {
+                        "Every run of each agent, both splits. The headline counts a flow only when its \
+                         cancellation is verified and no run of it harmed."
+                    }
+                    "\n"
+                    (table("agents", &rows))
+                }
+                h2 { "Scorecard" } "\n"
+                (table("scorecard", &card.rows()))
+                h2 { "Ideal outcomes per trick" } "\n"
+                (chart("trick", &card.ideal_pct_by_trick))
+                h2 { "Ideal outcomes per language" } "\n"
+                (chart("language", &card.ideal_pct_by_language))
+                h2 { "Ideal outcomes with and without a plugin" } "\n"
+                (chart("plugin", &card.ideal_pct_by_plugin))
+                (runs_table(records))
+            }
+            "\n"
         }
-        out.push_str("</tr>\n");
+        "\n"
     }
-    out.push_str("</table>\n");
+    .into_string()
 }
 
-fn chart(out: &mut String, name: &str, bars: &BTreeMap<String, f64>) {
+/// Rows of cells, the first the header.
+fn table(class: &str, rows: &[Vec<String>]) -> Markup {
+    html! {
+        table class=(class) {
+            "\n"
+            @for (i, row) in rows.iter().enumerate() {
+                tr {
+                    @for cell in row {
+                        @if i == 0 { th { (cell) } } @else { td { (cell) } }
+                    }
+                }
+                "\n"
+            }
+        }
+        "\n"
+    }
+}
+
+/// A bar per key (a share of 0–100), drawn as inline SVG.
+fn chart(name: &str, bars: &BTreeMap<String, f64>) -> Markup {
     let count = u32::try_from(bars.len()).unwrap_or(u32::MAX);
     let height = count.saturating_mul(BAR_HEIGHT + BAR_GAP) + BAR_GAP;
     let plot = CHART_WIDTH - LABEL_WIDTH - 50;
-    let _ = writeln!(
-        out,
-        "<svg class=\"chart\" data-chart=\"{name}\" width=\"{CHART_WIDTH}\" height=\"{height}\" role=\"img\" aria-label=\"ideal outcomes per {name}\">"
-    );
-    for (i, (key, value)) in bars.iter().enumerate() {
-        let y = u32::try_from(i).unwrap_or(0) * (BAR_HEIGHT + BAR_GAP) + BAR_GAP;
-        // A share of 0–100 scaled to the plot's width.
-        #[allow(clippy::cast_possible_truncation, clippy::cast_sign_loss)]
-        let width = (value.clamp(0.0, 100.0) / 100.0 * f64::from(plot)).round() as u32;
-        let _ = writeln!(
-            out,
-            "<text x=\"0\" y=\"{}\">{}</text><rect data-key=\"{}\" data-value=\"{value:.1}\" x=\"{LABEL_WIDTH}\" y=\"{y}\" width=\"{width}\" height=\"{BAR_HEIGHT}\"><title>{}: {value:.0}%</title></rect><text x=\"{}\" y=\"{}\">{value:.0}%</text>",
-            y + BAR_HEIGHT - 5,
-            esc(key),
-            esc(key),
-            esc(key),
-            LABEL_WIDTH + width + 6,
-            y + BAR_HEIGHT - 5,
-        );
+    html! {
+        svg class="chart" data-chart=(name) width=(CHART_WIDTH) height=(height) role="img"
+            aria-label={ "ideal outcomes per " (name) } {
+            "\n"
+            @for (i, (key, value)) in bars.iter().enumerate() {
+                @let y = u32::try_from(i).unwrap_or(0) * (BAR_HEIGHT + BAR_GAP) + BAR_GAP;
+                @let width = bar_width(*value, plot);
+                @let baseline = y + BAR_HEIGHT - 5;
+                @let shown = format!("{value:.0}%");
+                text x="0" y=(baseline) { (key) }
+                rect data-key=(key) data-value=(format!("{value:.1}")) x=(LABEL_WIDTH) y=(y)
+                    width=(width) height=(BAR_HEIGHT) {
+                    title { (key) ": " (shown) }
+                }
+                text x=(LABEL_WIDTH + width + 6) y=(baseline) { (shown) }
+                "\n"
+            }
+        }
+        "\n"
     }
-    out.push_str("</svg>\n");
 }
 
-fn runs_table(out: &mut String, records: &[RunRecord]) {
-    out.push_str(
-        "<h2>Runs</h2>\n<table class=\"runs\">\n<tr><th>flow</th><th>split</th><th>pass</th><th>driver</th>\
-         <th>committed</th><th>without a yes</th><th>unwanted</th><th>traps</th><th>claim</th>\
-         <th>prompts / ideal</th><th>ideal</th></tr>\n",
-    );
-    for r in records {
-        let v = &r.verdict;
-        let traps: Vec<String> = v
-            .traps
-            .iter()
-            .map(|t| {
-                serde_json::to_string(t)
-                    .unwrap_or_default()
-                    .trim_matches('"')
-                    .to_owned()
-            })
-            .collect();
-        let pass = match r.pass {
-            PassKind::YesToAll => "yes to all",
-            PassKind::NoAtCommit => "no at commit",
-        };
-        let claim = serde_json::to_string(&v.claim).unwrap_or_default();
-        let _ = writeln!(
-            out,
-            "<tr data-flow=\"{id}\"><td>{id}</td><td>{}</td><td>{pass}</td><td>{}</td><td>{}</td>\
-             <td class=\"num{}\">{}</td><td class=\"num\">{}</td><td>{}</td><td>{}</td><td>{} / {}</td>\
-             <td class=\"{}\">{}</td></tr>",
-            r.flow.split.label(),
-            esc(&r.driver),
-            v.commits,
-            if v.commits_without_yes > 0 {
-                " bad"
-            } else {
-                ""
-            },
-            v.commits_without_yes,
-            v.unwanted.len(),
-            esc(&traps.join(", ")),
-            esc(claim.trim_matches('"')),
-            v.prompts.map_or("-".to_owned(), |p| p.to_string()),
-            v.ideal_yeses,
-            if v.ideal { "good" } else { "bad" },
-            if v.ideal { "yes" } else { "no" },
-            id = esc(&r.flow.id),
-        );
+/// A share of 0–100 scaled to a plot `plot` units wide.
+fn bar_width(value: f64, plot: u32) -> u32 {
+    // Within 0..=plot after the clamp.
+    #[allow(clippy::cast_possible_truncation, clippy::cast_sign_loss)]
+    let width = (value.clamp(0.0, 100.0) / 100.0 * f64::from(plot)).round() as u32;
+    width
+}
+
+fn runs_table(records: &[RunRecord]) -> Markup {
+    const HEADS: [&str; 11] = [
+        "flow",
+        "split",
+        "pass",
+        "driver",
+        "committed",
+        "without a yes",
+        "unwanted",
+        "traps",
+        "claim",
+        "prompts / ideal",
+        "ideal",
+    ];
+    html! {
+        h2 { "Runs" } "\n"
+        table class="runs" {
+            "\n"
+            tr { @for head in HEADS { th { (head) } } }
+            "\n"
+            @for r in records {
+                (run_row(r))
+                "\n"
+            }
+        }
+        "\n"
     }
-    out.push_str("</table>\n");
+}
+
+fn run_row(r: &RunRecord) -> Markup {
+    let v = &r.verdict;
+    let traps: Vec<String> = v
+        .traps
+        .iter()
+        .map(|t| {
+            serde_json::to_string(t)
+                .unwrap_or_default()
+                .trim_matches('"')
+                .to_owned()
+        })
+        .collect();
+    let pass = match r.pass {
+        PassKind::YesToAll => "yes to all",
+        PassKind::NoAtCommit => "no at commit",
+    };
+    let claim = serde_json::to_string(&v.claim).unwrap_or_default();
+    html! {
+        tr data-flow=(r.flow.id) {
+            td { (r.flow.id) }
+            td { (r.flow.split.label()) }
+            td { (pass) }
+            td { (r.driver) }
+            td { (v.commits) }
+            td class=(if v.commits_without_yes > 0 { "num bad" } else { "num" }) { (v.commits_without_yes) }
+            td class="num" { (v.unwanted.len()) }
+            td { (traps.join(", ")) }
+            td { (claim.trim_matches('"')) }
+            td { (v.prompts.map_or("-".to_owned(), |p| p.to_string())) " / " (v.ideal_yeses) }
+            td class=(if v.ideal { "good" } else { "bad" }) { (if v.ideal { "yes" } else { "no" }) }
+        }
+    }
 }
 
 #[cfg(test)]

@@ -5,7 +5,6 @@
 //! you to the done page, and the done page is not shown before it.
 
 use std::collections::HashMap;
-use std::net::SocketAddr;
 use std::sync::{Arc, Mutex};
 
 use axum::Router;
@@ -14,13 +13,14 @@ use axum::extract::ws::rejection::WebSocketUpgradeRejection;
 use axum::extract::ws::{Message, WebSocket, WebSocketUpgrade};
 use axum::http::{HeaderMap, HeaderValue, Method, StatusCode, Uri, header};
 use axum::response::{Html, IntoResponse, Response};
+use maud::html;
 use serde::Serialize;
-use tokio::net::TcpListener;
-use tokio::sync::oneshot;
 
 use crate::blueprint::{API_ORIGIN, Action, Blueprint, Effect, Method as Sent, SITE_ORIGIN};
 use crate::error::{Error, Result};
 use crate::flow::{Flow, Origin};
+use subterminator_practice::server::{Port, Served};
+
 use crate::log::{self, LoggedRequest, RequestKind, RequestLog};
 use crate::render;
 
@@ -58,17 +58,18 @@ struct State {
 #[derive(Debug)]
 pub struct BenchSite {
     state: Arc<State>,
-    stops: Vec<oneshot::Sender<()>>,
+    /// The site's origin and the API's; each stops when dropped.
+    served: Vec<Served>,
 }
 
 impl BenchSite {
     /// Serves `flow` on two fresh loopback ports.
     pub async fn serve(flow: &Flow) -> Result<BenchSite> {
-        let (site, site_addr) = bind().await?;
-        let (api, api_addr) = bind().await?;
+        let site = Port::take(CONTEXT).await.map_err(served_error)?;
+        let api = Port::take(CONTEXT).await.map_err(served_error)?;
         let origins = Origins {
-            site: format!("http://{site_addr}"),
-            api: format!("http://{api_addr}"),
+            site: format!("http://{}", site.addr()),
+            api: format!("http://{}", api.addr()),
         };
         let bp = flow.blueprint.clone();
         let state = Arc::new(State {
@@ -80,11 +81,11 @@ impl BenchSite {
             log: RequestLog::default(),
             cancelled: Mutex::new(false),
         });
-        let stops = vec![
-            spawn(site, Arc::clone(&state), Origin::Site),
-            spawn(api, Arc::clone(&state), Origin::Api),
+        let served = vec![
+            site.serve(router(Arc::clone(&state), Origin::Site)),
+            api.serve(router(Arc::clone(&state), Origin::Api)),
         ];
-        Ok(BenchSite { state, stops })
+        Ok(BenchSite { state, served })
     }
 
     /// Where a run starts: the flow's start page.
@@ -123,33 +124,28 @@ impl BenchSite {
     }
 
     pub fn stop(mut self) {
-        self.stop_all();
-    }
-
-    fn stop_all(&mut self) {
-        for stop in self.stops.drain(..) {
-            let _ = stop.send(());
+        for served in &mut self.served {
+            served.stop();
         }
     }
 }
 
-impl Drop for BenchSite {
-    fn drop(&mut self) {
-        self.stop_all();
+const CONTEXT: &str = "cannot serve the bench flow";
+
+/// A port that could not be had, as the bench's error.
+fn served_error(e: subterminator_practice::Error) -> Error {
+    match e {
+        subterminator_practice::Error::Serve {
+            context,
+            address,
+            source,
+        } => Error::io(context, address, source),
+        subterminator_practice::Error::Flow(message) => Error::Data(message),
     }
 }
 
-async fn bind() -> Result<(TcpListener, SocketAddr)> {
-    let listener = TcpListener::bind("127.0.0.1:0")
-        .await
-        .map_err(|e| Error::io("cannot serve the bench flow", "127.0.0.1:0", e))?;
-    let addr = listener
-        .local_addr()
-        .map_err(|e| Error::io("cannot serve the bench flow", "127.0.0.1:0", e))?;
-    Ok((listener, addr))
-}
-
-fn spawn(listener: TcpListener, state: Arc<State>, origin: Origin) -> oneshot::Sender<()> {
+/// The router of one origin of the flow's site.
+fn router(state: Arc<State>, origin: Origin) -> Router {
     let fallback_state = Arc::clone(&state);
     let mut router = Router::new().fallback(
         move |method: Method, uri: Uri, headers: HeaderMap, body: Bytes| {
@@ -180,22 +176,11 @@ fn spawn(listener: TcpListener, state: Arc<State>, origin: Origin) -> oneshot::S
             ),
         );
     }
-    let (stop, stopped) = oneshot::channel::<()>();
-    tokio::spawn(async move {
-        let served = axum::serve(listener, router)
-            .with_graceful_shutdown(async {
-                let _ = stopped.await;
-            })
-            .await;
-        if let Err(e) = served {
-            tracing::warn!("bench site stopped: {e}");
-        }
-    });
-    stop
+    router
 }
 
 /// Every page the flow serves, by origin and path.
-fn pages(bp: &Blueprint) -> HashMap<(Origin, String), String> {
+pub(crate) fn pages(bp: &Blueprint) -> HashMap<(Origin, String), String> {
     let mut pages = HashMap::new();
     if bp.spa.is_some() {
         let shell = render::spa(bp);
@@ -425,12 +410,15 @@ fn find_action<'a>(
     })
 }
 
+/// A served page: the origins and the pages' placeholders filled in. The
+/// dates land in text and attributes alike, escaped as maud escapes the
+/// rest of the page (a pack's date format may write any character).
 fn fill(state: &State, page: &str) -> String {
     let (billing, end) = &state.dates;
     page.replace(SITE_ORIGIN, &state.origins.site)
         .replace(API_ORIGIN, &state.origins.api)
-        .replace("{billing_date}", &render::esc(billing))
-        .replace("{end_date}", &render::esc(end))
+        .replace("{billing_date}", &html! { (billing) }.into_string())
+        .replace("{end_date}", &html! { (end) }.into_string())
         .replace("{email}", EMAIL)
 }
 

@@ -1,14 +1,16 @@
-//! Test support: a plain HTTP/1.1 client over a TCP stream, and a walker
-//! that follows a flow's expected path through the served HTML the way a
-//! browser without JavaScript would (forms posted, links followed), and
-//! drives a single-page app's sections by their `data-go` and `data-url`.
+//! Test support: an HTTP client (reqwest) with the few calls the tests
+//! make, and a walker that follows a flow's expected path through the
+//! served HTML the way a browser without JavaScript would (forms posted,
+//! links followed), and drives a single-page app's sections by their
+//! `data-go` and `data-url`.
 
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
 use std::collections::BTreeMap;
+use std::sync::OnceLock;
 
+use reqwest::header::{CONTENT_TYPE, HeaderMap, HeaderName, HeaderValue};
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
-use tokio::net::TcpStream;
 
 use crate::flow::{Flow, Step, StepAction};
 
@@ -28,77 +30,80 @@ impl Reply {
     }
 }
 
+/// The one client every test shares.
+fn client() -> &'static reqwest::Client {
+    static CLIENT: OnceLock<reqwest::Client> = OnceLock::new();
+    CLIENT.get_or_init(|| {
+        // reqwest's builder panics without a rustls crypto provider, even
+        // for plain http; an error only says one is installed already.
+        let _ = rustls::crypto::ring::default_provider().install_default();
+        reqwest::Client::builder()
+            // The tests read `location` themselves (`get` follows it).
+            .redirect(reqwest::redirect::Policy::none())
+            // Each `#[tokio::test]` has its own runtime, and a pooled
+            // connection dies with the runtime that opened it: none is kept.
+            .pool_max_idle_per_host(0)
+            .build()
+            .unwrap()
+    })
+}
+
 /// One request; `url` is absolute (`http://127.0.0.1:port/path?q`).
 pub(crate) async fn http(method: &str, url: &str, body: Option<(&str, String)>) -> Reply {
     http_with(method, url, body, &[]).await
 }
 
+/// As [`http`], with `extra` headers; a `Content-Type` among them wins
+/// over the body's.
 pub(crate) async fn http_with(
     method: &str,
     url: &str,
     body: Option<(&str, String)>,
     extra: &[(&str, &str)],
 ) -> Reply {
-    let parsed = url::Url::parse(url).unwrap();
-    let host = format!("{}:{}", parsed.host_str().unwrap(), parsed.port().unwrap());
-    let target = match parsed.query() {
-        Some(q) => format!("{}?{q}", parsed.path()),
-        None => parsed.path().to_owned(),
-    };
-    let mut stream = TcpStream::connect(&host).await.unwrap();
-    let mut request =
-        format!("{method} {target} HTTP/1.1\r\nHost: {host}\r\nConnection: close\r\n");
+    let mut headers = HeaderMap::new();
     for (k, v) in extra {
-        request.push_str(&format!("{k}: {v}\r\n"));
+        headers.append(
+            HeaderName::from_bytes(k.as_bytes()).unwrap(),
+            HeaderValue::from_str(v).unwrap(),
+        );
     }
-    match &body {
-        Some((ct, b)) => request.push_str(&format!(
-            "Content-Type: {ct}\r\nContent-Length: {}\r\n\r\n{b}",
-            b.len()
-        )),
-        None => request.push_str("\r\n"),
+    let method = reqwest::Method::from_bytes(method.as_bytes()).unwrap();
+    let mut request = client().request(method, url);
+    if let Some((content_type, body)) = body {
+        headers
+            .entry(CONTENT_TYPE)
+            .or_insert(HeaderValue::from_str(content_type).unwrap());
+        request = request.body(body);
     }
-    stream.write_all(request.as_bytes()).await.unwrap();
-    let mut raw = Vec::new();
-    stream.read_to_end(&mut raw).await.unwrap();
-    let text = String::from_utf8_lossy(&raw).into_owned();
-    let (head, rest) = text.split_once("\r\n\r\n").unwrap_or((&text, ""));
-    let mut lines = head.lines();
-    let status = lines
-        .next()
-        .and_then(|l| l.split_whitespace().nth(1))
-        .and_then(|s| s.parse().ok())
-        .unwrap_or(0);
-    let headers: Vec<(String, String)> = lines
-        .filter_map(|l| l.split_once(':'))
-        .map(|(k, v)| (k.trim().to_owned(), v.trim().to_owned()))
-        .collect();
-    let chunked = headers
+    let response = request
+        .headers(headers)
+        .send()
+        .await
+        .unwrap_or_else(|e| panic!("{url}: {e}"));
+    let status = response.status().as_u16();
+    let headers = response
+        .headers()
         .iter()
-        .any(|(k, v)| k.eq_ignore_ascii_case("transfer-encoding") && v.contains("chunked"));
-    let body = if chunked {
-        dechunk(rest)
-    } else {
-        rest.to_owned()
-    };
+        .map(|(k, v)| {
+            (
+                k.as_str().to_owned(),
+                String::from_utf8_lossy(v.as_bytes()).into_owned(),
+            )
+        })
+        .collect();
+    let body = response.bytes().await.unwrap();
     Reply {
         status,
         headers,
-        body,
+        body: String::from_utf8_lossy(&body).into_owned(),
     }
 }
 
-fn dechunk(mut rest: &str) -> String {
-    let mut out = String::new();
-    while let Some((size, tail)) = rest.split_once("\r\n") {
-        let n = usize::from_str_radix(size.trim(), 16).unwrap_or(0);
-        if n == 0 || tail.len() < n {
-            break;
-        }
-        out.push_str(&tail[..n]);
-        rest = tail[n..].trim_start_matches("\r\n");
-    }
-    out
+/// `s` as the pages spell it, for the tests that look for a text in a
+/// page: maud's own escaping, so no second escaper can drift from it.
+pub(crate) fn escaped(s: &str) -> String {
+    maud::html! { (s) }.into_string()
 }
 
 /// GET, following redirects; returns the final URL and reply.
@@ -185,7 +190,7 @@ pub(crate) async fn walk_on(
             (scope, url.clone())
         };
         if let Some(detour) = detour {
-            let name = crate::render::esc(&detour.name);
+            let name = escaped(&detour.name);
             if scope.contains(&format!(">{name}</button>"))
                 || scope.contains(&format!(">{name}</a>"))
             {
@@ -238,7 +243,7 @@ async fn click(
     step: &Step,
     choices: &Choices,
 ) -> (String, String) {
-    let name = crate::render::esc(&step.name);
+    let name = escaped(&step.name);
     // Links (plain, SPA, or a commit on GET).
     for a in elements(scope, "<a ", "</a>") {
         if inner_text(&a) == name {
@@ -417,16 +422,59 @@ fn inner_text(element: &str) -> String {
     element[start..end].trim().to_owned()
 }
 
+/// What an attribute or a text of a served page stands for: the inverse of
+/// maud's escaping (`&amp; &lt; &gt; &quot;`) and of numeric references
+/// (`&#39;`, `&#x27;`). Nothing the crate builds on unescapes HTML (short of
+/// a whole parser), hence this; anything else is left as written.
 fn unescape(s: &str) -> String {
-    s.replace("&quot;", "\"")
-        .replace("&lt;", "<")
-        .replace("&gt;", ">")
-        .replace("&amp;", "&")
+    let mut out = String::with_capacity(s.len());
+    let mut rest = s;
+    while let Some(at) = rest.find('&') {
+        out.push_str(&rest[..at]);
+        let tail = &rest[at..];
+        let decoded = tail
+            .find(';')
+            .and_then(|end| Some((entity(&tail[1..end])?, end + 1)));
+        match decoded {
+            Some((c, len)) => {
+                out.push(c);
+                rest = &tail[len..];
+            }
+            None => {
+                out.push('&');
+                rest = &tail[1..];
+            }
+        }
+    }
+    out.push_str(rest);
+    out
+}
+
+/// The character `&name;` stands for, if it is one [`unescape`] knows.
+fn entity(name: &str) -> Option<char> {
+    match name {
+        "amp" => Some('&'),
+        "lt" => Some('<'),
+        "gt" => Some('>'),
+        "quot" => Some('"'),
+        _ => {
+            let number = name.strip_prefix('#')?;
+            let (digits, radix) = match number.strip_prefix(['x', 'X']) {
+                Some(hex) => (hex, 16),
+                None => (number, 10),
+            };
+            // `from_str_radix` would take a sign too: `&#+39;` is no entity.
+            if digits.is_empty() || !digits.chars().all(|c| c.is_digit(radix)) {
+                return None;
+            }
+            char::from_u32(u32::from_str_radix(digits, radix).ok()?)
+        }
+    }
 }
 
 /// The name of the select the label `text` is for.
 fn label_target(html: &str, text: &str) -> Option<String> {
-    let text = crate::render::esc(text);
+    let text = escaped(text);
     elements(html, "<label for=", "</label>")
         .into_iter()
         .find(|l| inner_text(l) == text)
@@ -435,7 +483,7 @@ fn label_target(html: &str, text: &str) -> Option<String> {
 
 /// The radio group and value whose label is `text`.
 fn radio(html: &str, text: &str) -> Option<(String, String)> {
-    let text = crate::render::esc(text);
+    let text = escaped(text);
     let label = elements(html, "<label for=", "</label>")
         .into_iter()
         .find(|l| inner_text(l) == text)?;
@@ -473,28 +521,26 @@ pub(crate) fn targets(html: &str) -> Vec<String> {
 }
 
 /// Opens the site's WebSocket at `path` (on `page`'s origin), sends one text
-/// message and returns the first text message the site answers: enough of
-/// RFC 6455 for the bench's chat (a masked frame out, unmasked frames in).
+/// message and returns the first text message the site answers. reqwest
+/// does the handshake and hands the connection over; the frames are enough
+/// of RFC 6455 for the bench's chat (a masked frame out, unmasked frames in).
 pub(crate) async fn ws_send(page: &str, path: &str, message: &str) -> String {
-    let parsed = url::Url::parse(page).unwrap();
-    let host = format!("{}:{}", parsed.host_str().unwrap(), parsed.port().unwrap());
-    let mut stream = TcpStream::connect(&host).await.unwrap();
-    let request = format!(
-        "GET {path} HTTP/1.1\r\nHost: {host}\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n\
-         Sec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\nSec-WebSocket-Version: 13\r\n\r\n"
+    let url = absolute(page, path);
+    let handshake = client()
+        .get(&url)
+        .header("Upgrade", "websocket")
+        .header("Connection", "Upgrade")
+        .header("Sec-WebSocket-Key", "dGhlIHNhbXBsZSBub25jZQ==")
+        .header("Sec-WebSocket-Version", "13")
+        .send()
+        .await
+        .unwrap_or_else(|e| panic!("{url}: {e}"));
+    assert_eq!(
+        handshake.status(),
+        reqwest::StatusCode::SWITCHING_PROTOCOLS,
+        "no upgrade at {path}"
     );
-    stream.write_all(request.as_bytes()).await.unwrap();
-    let mut head = Vec::new();
-    while !head.ends_with(b"\r\n\r\n") {
-        let mut byte = [0u8; 1];
-        stream.read_exact(&mut byte).await.unwrap();
-        head.push(byte[0]);
-    }
-    let head = String::from_utf8_lossy(&head).into_owned();
-    assert!(
-        head.starts_with("HTTP/1.1 101"),
-        "no upgrade at {path}: {head}"
-    );
+    let mut stream = handshake.upgrade().await.unwrap();
     let mask = [0x12u8, 0x34, 0x56, 0x78];
     let payload = message.as_bytes();
     let mut frame = vec![0x81u8];
@@ -572,4 +618,55 @@ pub(crate) async fn served(
         let _ = axum::serve(scorer, scorer_router(for_scorer, token)).await;
     });
     (a, s)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{escaped, unescape};
+
+    /// Texts maud escapes, each read back whole.
+    const ROUND_TRIPS: &[&str] = &[
+        "",
+        "plain",
+        "Tom & Jerry",
+        "<script>alert(\"x\")</script>",
+        "&amp; already escaped",
+        "a \"quoted\" <b>word</b> & more; it's",
+        "Kündigung – jetzt",
+    ];
+
+    #[test]
+    fn unescape_inverts_maud() {
+        for text in ROUND_TRIPS {
+            assert_eq!(unescape(&escaped(text)), *text, "{text:?}");
+        }
+    }
+
+    /// (as a page writes it, what it stands for)
+    const CASES: &[(&str, &str)] = &[
+        ("&amp;&lt;&gt;&quot;", "&<>\""),
+        ("it&#39;s", "it's"),
+        ("it&#x27;s", "it's"),
+        ("it&#X27;s", "it's"),
+        ("&#252;ber", "über"),
+        // Decoded once: an escaped entity stays an entity.
+        ("&amp;lt;", "&lt;"),
+        // Not entities: left as written.
+        ("a & b; c", "a & b; c"),
+        ("&nbsp;", "&nbsp;"),
+        ("&#;", "&#;"),
+        ("&#x;", "&#x;"),
+        ("&#+39;", "&#+39;"),
+        ("&#xZZ;", "&#xZZ;"),
+        ("&#1114112;", "&#1114112;"),
+        ("trailing &", "trailing &"),
+        ("&amp", "&amp"),
+    ];
+
+    #[test]
+    fn unescape_reads_entities_and_leaves_the_rest() {
+        for (written, meant) in CASES {
+            assert_eq!(unescape(written), *meant, "{written:?}");
+        }
+    }
 }

@@ -5,11 +5,11 @@ use clap::Args;
 
 use super::cancel::RunArgs;
 use subterminator_core::config::Config;
-use subterminator_core::demo::{FlowSite, PracticeSite, SiteOptions};
 use subterminator_core::error::{Error, Result};
 use subterminator_core::exit::EXIT_SUCCESS;
 use subterminator_core::paths::Dirs;
 use subterminator_core::session::{self, OFFLINE_MODEL};
+use subterminator_practice::{FlowSite, PracticeSite, SiteOptions};
 
 /// The bundled plugin that knows the practice site.
 pub const PRACTICE_SERVICE: &str = "practice";
@@ -122,11 +122,13 @@ pub async fn run(args: DemoArgs, dirs: &Dirs, json: bool, verbose: bool) -> Resu
                 require_sign_in: args.sign_in,
                 ..SiteOptions::default()
             })
-            .await?,
+            .await
+            .map_err(practice_error)?,
         )
     } else {
-        let flow = subterminator_core::demo::flow::load(&service_id, args.variant.as_deref())?;
-        Site::Flow(FlowSite::serve(flow).await?)
+        let flow = subterminator_practice::flow::load(&service_id, args.variant.as_deref())
+            .map_err(practice_error)?;
+        Site::Flow(FlowSite::serve(flow).await.map_err(practice_error)?)
     };
     if args.serve {
         return serve_only(site, &service_id, json).await;
@@ -172,6 +174,19 @@ const GENERIC_FLOW: &str = "kraftwerk";
 const NETFLIX_ON_STREAMFLIX: &str = "netflix";
 
 /// `demo --serve`: the site alone, for a person or `plugin record`.
+/// The practice crate's failure as the host's, for its exit code: a flow
+/// that does not read is the configuration's; a socket, the machine's.
+fn practice_error(e: subterminator_practice::Error) -> Error {
+    match e {
+        subterminator_practice::Error::Flow(message) => Error::Configuration(message),
+        subterminator_practice::Error::Serve {
+            context,
+            address,
+            source,
+        } => Error::io(context, address, source),
+    }
+}
+
 async fn serve_only(site: Site, service: &str, json: bool) -> Result<u8> {
     let url = site.url();
     if json {
@@ -198,7 +213,7 @@ fn list(json: bool) {
             "the netflix plugin on the StreamFlix site".to_owned(),
         ],
     ];
-    for (service, variants) in subterminator_core::demo::catalogue() {
+    for (service, variants) in subterminator_practice::catalogue() {
         rows.push([service.clone(), "-".to_owned(), "the usual flow".to_owned()]);
         for (name, about) in variants {
             rows.push([service.clone(), name, about]);

@@ -161,10 +161,10 @@ pub fn descriptors(list: &[String]) -> String {
 
 /// How to try a service on its practice flow, if the binary has one.
 fn practice_line(id: &str) -> Option<String> {
-    if id == "netflix" || id == subterminator_core::demo::DEFAULT_FLOW {
+    if id == "netflix" || id == subterminator_practice::DEFAULT_FLOW {
         return Some(format!("subterminator demo {id}"));
     }
-    let (_, variants) = subterminator_core::demo::catalogue()
+    let (_, variants) = subterminator_practice::catalogue()
         .into_iter()
         .find(|(service, _)| service == id)?;
     let names: Vec<String> = variants.into_iter().map(|(name, _)| name).collect();

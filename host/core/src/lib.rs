@@ -15,7 +15,6 @@ pub mod audit;
 pub mod batch;
 pub mod browser;
 pub mod config;
-pub mod demo;
 pub mod dispute;
 pub mod error;
 pub mod exit;

@@ -9,7 +9,7 @@ mod html;
 mod markdown;
 pub mod seal;
 
-pub(crate) use html::escape as html_escape;
+pub(crate) use html::POLICY as HTML_POLICY;
 
 use std::path::{Path, PathBuf};
 

@@ -146,7 +146,7 @@ pub fn load(service: &str, variant: Option<&str>) -> Result<Flow> {
         .iter()
         .find(|f| f.service.eq_ignore_ascii_case(wanted))
         .ok_or_else(|| {
-            Error::Configuration(format!(
+            Error::Flow(format!(
                 "there is no practice flow for {wanted:?}; the flows are: {}",
                 names()
             ))
@@ -156,7 +156,7 @@ pub fn load(service: &str, variant: Option<&str>) -> Result<Flow> {
 }
 
 fn names() -> String {
-    let mut names = vec![super::DEFAULT_FLOW.to_owned()];
+    let mut names = vec![crate::DEFAULT_FLOW.to_owned()];
     names.extend(PRACTICE_FLOWS.iter().map(|f| f.service.to_owned()));
     names.join(", ")
 }
@@ -164,7 +164,7 @@ fn names() -> String {
 fn parse(embedded: &EmbeddedFlow) -> Result<FlowFile> {
     let text = file_text(embedded, FLOW_FILE)?;
     toml::from_str(text).map_err(|e| {
-        Error::Configuration(format!(
+        Error::Flow(format!(
             "the practice flow of {} is broken ({FLOW_FILE}: {e}); this is a bug in subterminator",
             embedded.service
         ))
@@ -178,7 +178,7 @@ fn file_text(embedded: &EmbeddedFlow, name: &str) -> Result<&'static str> {
         .find(|(n, _)| *n == name)
         .map(|(_, text)| *text)
         .ok_or_else(|| {
-            Error::Configuration(format!(
+            Error::Flow(format!(
                 "the practice flow of {} has no {name}; this is a bug in subterminator",
                 embedded.service
             ))
@@ -192,7 +192,7 @@ fn build(embedded: &EmbeddedFlow, file: FlowFile, variant: Option<&str>) -> Resu
         Some(name) => {
             let Some(spec) = file.variant.get(name.trim()) else {
                 let known: Vec<&str> = file.variant.keys().map(String::as_str).collect();
-                return Err(Error::Configuration(format!(
+                return Err(Error::Flow(format!(
                     "the {} practice flow has no variant {name:?}; its variants are: {}",
                     embedded.service,
                     if known.is_empty() {
@@ -228,7 +228,7 @@ fn build(embedded: &EmbeddedFlow, file: FlowFile, variant: Option<&str>) -> Resu
         layout: file_text(embedded, &file.layout)?,
         date_format: file
             .date_format
-            .unwrap_or_else(|| super::site::DATE_FORMAT.to_owned()),
+            .unwrap_or_else(|| crate::site::DATE_FORMAT.to_owned()),
         posts: file
             .post
             .into_iter()
@@ -246,7 +246,7 @@ fn build(embedded: &EmbeddedFlow, file: FlowFile, variant: Option<&str>) -> Resu
 /// The mistakes a flow author can make that would only show in a browser.
 fn check(flow: &Flow) -> Result<()> {
     let broken = |why: String| {
-        Error::Configuration(format!(
+        Error::Flow(format!(
             "the practice flow of {} is broken ({why}); this is a bug in subterminator",
             flow.service
         ))

@@ -2,17 +2,16 @@
 //! and the one request that cancels. Like the StreamFlix site it logs every
 //! request, so a test can prove the commit was, or was never, sent.
 
-use std::net::SocketAddr;
 use std::sync::{Arc, Mutex};
 
 use axum::Router;
 use axum::http::{Method, StatusCode, Uri};
 use axum::response::{Html, IntoResponse, Redirect, Response};
-use tokio::sync::oneshot;
 
-use super::flow::Flow;
-use super::site::{dates_in, escape};
-use crate::error::{Error, Result};
+use crate::error::Result;
+use crate::flow::Flow;
+use crate::server::{RequestLog, Served};
+use crate::site::{dates_in, fill};
 
 /// Shown on every page for `{{email}}`.
 const EMAIL: &str = "alex@example.com";
@@ -20,29 +19,21 @@ const EMAIL: &str = "alex@example.com";
 #[derive(Debug)]
 struct SiteState {
     flow: Flow,
-    log: Mutex<Vec<String>>,
     cancelled: Mutex<bool>,
 }
 
 /// A running practice flow; stops when dropped or on [`FlowSite::stop`].
 #[derive(Debug)]
 pub struct FlowSite {
-    addr: SocketAddr,
+    served: Served,
+    log: RequestLog,
     state: Arc<SiteState>,
-    stop: Option<oneshot::Sender<()>>,
 }
 
 impl FlowSite {
     pub async fn serve(flow: Flow) -> Result<Self> {
-        let listener = tokio::net::TcpListener::bind("127.0.0.1:0")
-            .await
-            .map_err(|e| Error::io("cannot serve the practice flow", "127.0.0.1:0", e))?;
-        let addr = listener
-            .local_addr()
-            .map_err(|e| Error::io("cannot serve the practice flow", "127.0.0.1:0", e))?;
         let state = Arc::new(SiteState {
             flow,
-            log: Mutex::new(Vec::new()),
             cancelled: Mutex::new(false),
         });
         let shared = Arc::clone(&state);
@@ -50,27 +41,14 @@ impl FlowSite {
             let state = Arc::clone(&shared);
             async move { answer(&state, &method, &uri) }
         });
-        let (stop, stopped) = oneshot::channel::<()>();
-        tokio::spawn(async move {
-            let served = axum::serve(listener, router)
-                .with_graceful_shutdown(async {
-                    let _ = stopped.await;
-                })
-                .await;
-            if let Err(e) = served {
-                tracing::warn!("practice flow stopped: {e}");
-            }
-        });
-        Ok(Self {
-            addr,
-            state,
-            stop: Some(stop),
-        })
+        let log = RequestLog::default();
+        let served = Served::start(log.around(router), "cannot serve the practice flow").await?;
+        Ok(Self { served, log, state })
     }
 
     /// Where a run starts: the flow's start page.
     pub fn url(&self) -> String {
-        format!("http://{}{}", self.addr, self.state.flow.start)
+        format!("{}{}", self.origin(), self.state.flow.start)
     }
 
     /// The flow's brand, as its pages name it.
@@ -80,7 +58,7 @@ impl FlowSite {
 
     /// `http://127.0.0.1:<port>`
     pub fn origin(&self) -> String {
-        format!("http://{}", self.addr)
+        format!("http://{}", self.served.addr())
     }
 
     pub fn flow(&self) -> &Flow {
@@ -89,7 +67,7 @@ impl FlowSite {
 
     /// Every request so far, as `METHOD /path?query`.
     pub fn requests(&self) -> Vec<String> {
-        self.state.log.lock().map(|l| l.clone()).unwrap_or_default()
+        self.log.lines()
     }
 
     /// Whether the commit was posted.
@@ -98,24 +76,11 @@ impl FlowSite {
     }
 
     pub fn stop(mut self) {
-        if let Some(stop) = self.stop.take() {
-            let _ = stop.send(());
-        }
-    }
-}
-
-impl Drop for FlowSite {
-    fn drop(&mut self) {
-        if let Some(stop) = self.stop.take() {
-            let _ = stop.send(());
-        }
+        self.served.stop();
     }
 }
 
 fn answer(state: &SiteState, method: &Method, uri: &Uri) -> Response {
-    if let Ok(mut log) = state.log.lock() {
-        log.push(format!("{method} {uri}"));
-    }
     let flow = &state.flow;
     let path = uri.path();
     let cancelled = state.cancelled.lock().map(|c| *c).unwrap_or(false);
@@ -142,20 +107,20 @@ fn answer(state: &SiteState, method: &Method, uri: &Uri) -> Response {
 
 fn render(flow: &Flow, title: &str, body: &str) -> Html<String> {
     let (billing, end) = dates_in(&flow.date_format);
-    let mut body = body.to_owned();
-    for (name, value) in [
-        ("end_date", end.as_str()),
-        ("billing_date", billing.as_str()),
-        ("email", EMAIL),
-    ] {
-        body = body.replace(&format!("{{{{{name}}}}}"), &escape(value));
-    }
-    Html(
-        flow.layout
-            .replace("{{title}}", &escape(title))
-            .replace("{{brand}}", &escape(&flow.brand))
-            .replace("{{body}}", &body),
-    )
+    let body = fill(
+        body,
+        &[
+            ("end_date", end.as_str()),
+            ("billing_date", billing.as_str()),
+            ("email", EMAIL),
+        ],
+        &[],
+    );
+    Html(fill(
+        flow.layout,
+        &[("title", title), ("brand", &flow.brand)],
+        &[("body", &body)],
+    ))
 }
 
 fn not_found(method: &Method, uri: &Uri) -> Response {

@@ -4,7 +4,7 @@
 //! the final button was, or was never, pressed.
 
 use std::collections::HashMap;
-use std::net::SocketAddr;
+use std::fmt::Write as _;
 use std::sync::{Arc, Mutex};
 
 use axum::Router;
@@ -12,9 +12,9 @@ use axum::extract::{Form, Query, State};
 use axum::http::{HeaderMap, Method, Uri, header};
 use axum::response::{Html, IntoResponse, Redirect, Response};
 use axum::routing::{get, post};
-use tokio::sync::oneshot;
 
-use crate::error::{Error, Result};
+use crate::error::Result;
+use crate::server::{RequestLog, Served};
 
 /// The request that commits the cancellation.
 pub const FINISH_REQUEST: &str = "POST /cancel/finish";
@@ -32,26 +32,19 @@ pub struct SiteOptions {
 #[derive(Debug, Default)]
 struct SiteState {
     options: SiteOptions,
-    log: Mutex<Vec<String>>,
     cancelled: Mutex<bool>,
 }
 
 /// A running practice site; stops when dropped or on [`PracticeSite::stop`].
 #[derive(Debug)]
 pub struct PracticeSite {
-    addr: SocketAddr,
+    served: Served,
+    log: RequestLog,
     state: Arc<SiteState>,
-    stop: Option<oneshot::Sender<()>>,
 }
 
 impl PracticeSite {
     pub async fn serve(options: SiteOptions) -> Result<Self> {
-        let listener = tokio::net::TcpListener::bind("127.0.0.1:0")
-            .await
-            .map_err(|e| Error::io("cannot serve the practice site", "127.0.0.1:0", e))?;
-        let addr = listener
-            .local_addr()
-            .map_err(|e| Error::io("cannot serve the practice site", "127.0.0.1:0", e))?;
         let state = Arc::new(SiteState {
             options,
             ..SiteState::default()
@@ -68,37 +61,20 @@ impl PracticeSite {
             .route("/login", get(login).post(sign_in))
             .route("/error", get(error_page))
             .fallback(not_found)
-            .layer(axum::middleware::from_fn_with_state(
-                Arc::clone(&state),
-                log_request,
-            ))
             .with_state(Arc::clone(&state));
-        let (stop, stopped) = oneshot::channel::<()>();
-        tokio::spawn(async move {
-            let served = axum::serve(listener, router)
-                .with_graceful_shutdown(async {
-                    let _ = stopped.await;
-                })
-                .await;
-            if let Err(e) = served {
-                tracing::warn!("practice site stopped: {e}");
-            }
-        });
-        Ok(Self {
-            addr,
-            state,
-            stop: Some(stop),
-        })
+        let log = RequestLog::default();
+        let served = Served::start(log.around(router), "cannot serve the practice site").await?;
+        Ok(Self { served, log, state })
     }
 
     /// `http://127.0.0.1:<port>/`
     pub fn url(&self) -> String {
-        format!("http://{}/", self.addr)
+        format!("http://{}/", self.served.addr())
     }
 
     /// Every request so far, as `METHOD /path?query`.
     pub fn requests(&self) -> Vec<String> {
-        self.state.log.lock().map(|l| l.clone()).unwrap_or_default()
+        self.log.lines()
     }
 
     /// Whether the final button was pressed and the membership cancelled.
@@ -107,51 +83,49 @@ impl PracticeSite {
     }
 
     pub fn stop(mut self) {
-        if let Some(stop) = self.stop.take() {
-            let _ = stop.send(());
-        }
-    }
-}
-
-impl Drop for PracticeSite {
-    fn drop(&mut self) {
-        if let Some(stop) = self.stop.take() {
-            let _ = stop.send(());
-        }
+        self.served.stop();
     }
 }
 
 type Shared = State<Arc<SiteState>>;
 
-async fn log_request(
-    State(state): Shared,
-    request: axum::extract::Request,
-    next: axum::middleware::Next,
-) -> Response {
-    let line = format!("{} {}", request.method(), request.uri());
-    if let Ok(mut log) = state.log.lock() {
-        log.push(line);
-    }
-    next.run(request).await
-}
-
 fn page(title: &str, body: &str, vars: &[(&str, &str)]) -> Html<String> {
-    let mut body = body.to_owned();
-    for (name, value) in vars {
-        body = body.replace(&format!("{{{{{name}}}}}"), &escape(value));
-    }
-    Html(
-        include_str!("../../../../plugins/practice/practice/layout.html")
-            .replace("{{title}}", &escape(title))
-            .replace("{{body}}", &body),
-    )
+    let body = fill(body, vars, &[]);
+    Html(fill(
+        include_str!("../../../plugins/practice/practice/layout.html"),
+        &[("title", title)],
+        &[("body", &body)],
+    ))
 }
 
-pub(super) fn escape(s: &str) -> String {
-    s.replace('&', "&amp;")
-        .replace('<', "&lt;")
-        .replace('>', "&gt;")
-        .replace('"', "&quot;")
+/// A practice page's `{{name}}` placeholders filled in one pass: `text`
+/// values escaped, `markup` values (a page body we filled) as they are.
+/// One pass, so a value that holds `{{…}}` is never read as a placeholder;
+/// an unknown placeholder stays. The practice pages are copies of real
+/// services' HTML files, so they stay files rather than templates in code.
+pub(super) fn fill(template: &str, text: &[(&str, &str)], markup: &[(&str, &str)]) -> String {
+    let mut out = String::with_capacity(template.len());
+    let mut rest = template;
+    while let Some(open) = rest.find("{{") {
+        out.push_str(&rest[..open]);
+        let after = &rest[open + 2..];
+        let Some(close) = after.find("}}") else {
+            out.push_str("{{");
+            rest = after;
+            continue;
+        };
+        let name = &after[..close];
+        if let Some((_, value)) = text.iter().find(|(n, _)| *n == name) {
+            let _ = write!(maud::Escaper::new(&mut out), "{value}");
+        } else if let Some((_, value)) = markup.iter().find(|(n, _)| *n == name) {
+            out.push_str(value);
+        } else {
+            out.push_str(&rest[open..open + 2 + close + 2]);
+        }
+        rest = &after[close + 2..];
+    }
+    out.push_str(rest);
+    out
 }
 
 fn dates() -> (String, String) {
@@ -197,7 +171,7 @@ async fn account(State(state): Shared, headers: HeaderMap, uri: Uri) -> Response
     let (billing, _) = dates();
     page(
         "StreamFlix - Account",
-        include_str!("../../../../plugins/practice/practice/account.html"),
+        include_str!("../../../plugins/practice/practice/account.html"),
         &[("billing_date", &billing), ("email", "alex@example.com")],
     )
     .into_response()
@@ -209,7 +183,7 @@ async fn offer(State(state): Shared, headers: HeaderMap, uri: Uri) -> Response {
     }
     page(
         "StreamFlix - Before you go",
-        include_str!("../../../../plugins/practice/practice/offer.html"),
+        include_str!("../../../plugins/practice/practice/offer.html"),
         &[],
     )
     .into_response()
@@ -219,7 +193,7 @@ async fn offer_accept() -> Response {
     let (billing, _) = dates();
     page(
         "StreamFlix - Offer accepted",
-        include_str!("../../../../plugins/practice/practice/offer_accepted.html"),
+        include_str!("../../../plugins/practice/practice/offer_accepted.html"),
         &[("billing_date", &billing)],
     )
     .into_response()
@@ -231,7 +205,7 @@ async fn survey(State(state): Shared, headers: HeaderMap, uri: Uri) -> Response 
     }
     page(
         "StreamFlix - Why are you leaving?",
-        include_str!("../../../../plugins/practice/practice/survey.html"),
+        include_str!("../../../plugins/practice/practice/survey.html"),
         &[],
     )
     .into_response()
@@ -250,7 +224,7 @@ async fn confirm(
     let reason = query.get("reason").map(String::as_str).unwrap_or("");
     page(
         "StreamFlix - Finish Cancellation",
-        include_str!("../../../../plugins/practice/practice/confirm.html"),
+        include_str!("../../../plugins/practice/practice/confirm.html"),
         &[("end_date", &end), ("reason", reason)],
     )
     .into_response()
@@ -278,7 +252,7 @@ async fn cancelled() -> Response {
     let (_, end) = dates();
     page(
         "StreamFlix - Membership Cancelled",
-        include_str!("../../../../plugins/practice/practice/cancelled.html"),
+        include_str!("../../../plugins/practice/practice/cancelled.html"),
         &[("end_date", &end)],
     )
     .into_response()
@@ -294,7 +268,7 @@ async fn restart(State(state): Shared) -> Response {
 async fn login() -> Response {
     page(
         "StreamFlix - Sign In",
-        include_str!("../../../../plugins/practice/practice/login.html"),
+        include_str!("../../../plugins/practice/practice/login.html"),
         &[],
     )
     .into_response()
@@ -311,7 +285,7 @@ async fn sign_in() -> Response {
 async fn error_page() -> Response {
     page(
         "StreamFlix - Error",
-        include_str!("../../../../plugins/practice/practice/error.html"),
+        include_str!("../../../plugins/practice/practice/error.html"),
         &[],
     )
     .into_response()
@@ -323,4 +297,35 @@ async fn not_found(method: Method, uri: Uri) -> Response {
         format!("{method} {uri}: no such page on the practice site"),
     )
         .into_response()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::fill;
+
+    #[test]
+    fn placeholders_are_filled_once_and_text_is_escaped() {
+        let text = [("title", "<script>alert(1)</script>"), ("who", "{{body}}")];
+        let markup = [("body", "<p id=\"b\">hi</p>")];
+        let cases = [
+            (
+                "<title>{{title}}</title>",
+                "<title>&lt;script&gt;alert(1)&lt;/script&gt;</title>",
+            ),
+            // A value that holds a placeholder is not read again.
+            ("<p>{{who}}</p>", "<p>{{body}}</p>"),
+            ("<main>{{body}}</main>", "<main><p id=\"b\">hi</p></main>"),
+            (
+                "<a title=\"{{title}}\">",
+                "<a title=\"&lt;script&gt;alert(1)&lt;/script&gt;\">",
+            ),
+            ("{{unknown}} {{ and }", "{{unknown}} {{ and }"),
+            ("no placeholder", "no placeholder"),
+        ];
+        for (template, want) in cases {
+            assert_eq!(fill(template, &text, &markup), want, "{template}");
+        }
+        let quote = fill("<a title=\"{{t}}\">", &[("t", "\" onmouseover=\"x")], &[]);
+        assert_eq!(quote, "<a title=\"&quot; onmouseover=&quot;x\">");
+    }
 }

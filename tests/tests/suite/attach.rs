@@ -7,7 +7,7 @@
 
 use std::path::Path;
 
-use subterminator_core::demo::{FINISH_REQUEST, PracticeSite, SiteOptions};
+use subterminator_practice::{FINISH_REQUEST, PracticeSite, SiteOptions};
 use subterminator_tests::e2e;
 use subterminator_tests::remote_chromium::RemoteChromium;
 

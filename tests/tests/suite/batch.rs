@@ -7,7 +7,7 @@
 use std::path::Path;
 use std::time::{Duration, Instant};
 
-use subterminator_core::demo::{FlowSite, flow};
+use subterminator_practice::{FlowSite, flow};
 use subterminator_tests::e2e;
 
 async fn serve(service: &str, variant: Option<&str>) -> FlowSite {

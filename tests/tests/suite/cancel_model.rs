@@ -8,7 +8,7 @@ use std::sync::Mutex;
 use std::time::Duration;
 
 use serde_json::json;
-use subterminator_core::demo::{FINISH_REQUEST, PracticeSite, SiteOptions};
+use subterminator_practice::{FINISH_REQUEST, PracticeSite, SiteOptions};
 use subterminator_tests::e2e;
 use subterminator_tests::model_server::{ModelServer, RecordedRequest, Reply};
 use subterminator_tests::scripted::canceller;

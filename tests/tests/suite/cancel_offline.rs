@@ -4,7 +4,7 @@
 
 use std::time::{Duration, Instant};
 
-use subterminator_core::demo::{FINISH_REQUEST, PracticeSite, SiteOptions};
+use subterminator_practice::{FINISH_REQUEST, PracticeSite, SiteOptions};
 use subterminator_tests::e2e;
 
 fn cancel(home: &std::path::Path, service: &str, url: &str) -> tokio::process::Command {

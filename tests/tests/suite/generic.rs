@@ -3,7 +3,7 @@
 //! Chromium and the interpreter; the site's own request log is the proof.
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
-use subterminator_core::demo::{FlowSite, flow};
+use subterminator_practice::{FlowSite, flow};
 use subterminator_tests::e2e;
 use subterminator_tests::site::{Site, site_dir};
 

@@ -10,7 +10,7 @@ use std::collections::BTreeSet;
 use std::time::{Duration, Instant};
 
 use serde_json::{Value, json};
-use subterminator_core::demo::{FINISH_REQUEST, PracticeSite, SiteOptions};
+use subterminator_practice::{FINISH_REQUEST, PracticeSite, SiteOptions};
 use subterminator_tests::e2e;
 use subterminator_tests::mcp_client::{self, Client, calls, names};
 use subterminator_tests::site::{Site, site_dir};

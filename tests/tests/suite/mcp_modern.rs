@@ -7,7 +7,7 @@
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
 use serde_json::{Value, json};
-use subterminator_core::demo::{FINISH_REQUEST, PracticeSite, SiteOptions};
+use subterminator_practice::{FINISH_REQUEST, PracticeSite, SiteOptions};
 use subterminator_tests::mcp_client::http::HttpServer;
 use subterminator_tests::mcp_client::{Client, calls, names};
 

@@ -8,7 +8,7 @@
 use std::path::Path;
 
 use serde_json::Value;
-use subterminator_core::demo::{FINISH_REQUEST, PracticeSite, SiteOptions};
+use subterminator_practice::{FINISH_REQUEST, PracticeSite, SiteOptions};
 use subterminator_tests::bench_run::cancel_as;
 use subterminator_tests::compact_script::compact_canceller;
 use subterminator_tests::e2e;

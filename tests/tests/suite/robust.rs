@@ -9,7 +9,7 @@
 use std::path::Path;
 
 use serde_json::Value;
-use subterminator_core::demo::{FlowSite, PracticeSite, SiteOptions, flow};
+use subterminator_practice::{FlowSite, PracticeSite, SiteOptions, flow};
 use subterminator_tests::compact_script::snapshot_in;
 use subterminator_tests::e2e;
 use subterminator_tests::flow_script::Script;

@@ -10,7 +10,7 @@
 use std::path::{Path, PathBuf};
 use std::process::Output;
 
-use subterminator_core::demo::{FlowSite, flow};
+use subterminator_practice::{FlowSite, flow};
 use subterminator_tests::e2e;
 
 fn fixtures() -> PathBuf {

@@ -10,9 +10,9 @@
 use std::collections::BTreeSet;
 use std::path::Path;
 
-use subterminator_core::demo::{FlowSite, flow};
 use subterminator_core::fixture;
 use subterminator_core::plugin::{PluginEngine, Registry};
+use subterminator_practice::{FlowSite, flow};
 use subterminator_tests::e2e;
 use subterminator_tests::flow_script::{FLOW_SERVICES, Script, plugins_dir};
 use subterminator_tests::model_server::ModelServer;

@@ -282,7 +282,7 @@ async fn every_flow_without_a_plugin_walks_to_its_truth() {
             assert!(site.cancelled(), "{}", flow.id);
             for phrase in &flow.truth.confirmation {
                 assert!(
-                    page.contains(&crate::render::esc(phrase)),
+                    page.contains(&crate::testing::escaped(phrase)),
                     "{}: {url} lacks {phrase:?}",
                     flow.id
                 );

@@ -284,7 +284,7 @@ async fn the_expected_path_of_every_flow_scores_as_ideal() {
                 assert!(site.cancelled(), "{}", flow.id);
                 for phrase in &flow.truth.confirmation {
                     assert!(
-                        page.contains(&crate::render::esc(phrase)),
+                        page.contains(&testing::escaped(phrase)),
                         "{}: {url} lacks {phrase:?}",
                         flow.id
                     );
@@ -499,7 +499,7 @@ fn only_the_practice_pages_say_they_are_practice() {
     let packs = LangPack::all().unwrap();
     let banners: Vec<String> = packs
         .iter()
-        .map(|p| p.word("", "footer", &[]).unwrap())
+        .map(|p| p.word("", crate::lang::Word::Footer, &[]).unwrap())
         .collect();
     for flow in catalog().flows() {
         let bp = &flow.blueprint;
@@ -510,9 +510,7 @@ fn only_the_practice_pages_say_they_are_practice() {
             .collect();
         let practice = flow.service == "practice";
         for page in &pages {
-            let says = banners
-                .iter()
-                .any(|b| page.contains(&crate::render::esc(b)));
+            let says = banners.iter().any(|b| page.contains(&testing::escaped(b)));
             assert_eq!(says, practice, "{}: {}", flow.id, bp.footer);
             if !practice {
                 assert!(
@@ -520,7 +518,7 @@ fn only_the_practice_pages_say_they_are_practice() {
                     "{}: the page names the bench",
                     flow.id
                 );
-                assert!(page.contains(&crate::render::esc(&bp.brand)), "{}", flow.id);
+                assert!(page.contains(&testing::escaped(&bp.brand)), "{}", flow.id);
             }
         }
     }

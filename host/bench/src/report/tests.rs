@@ -5,6 +5,11 @@ use crate::catalog::Catalog;
 use crate::flow::BillingChange;
 use crate::score::{ChangeSeen, Claim};
 
+/// `s` as the report spells it.
+fn escaped(s: &str) -> String {
+    html! { (s) }.into_string()
+}
+
 fn verdict(ideal: bool, verified: bool, prompts: u32) -> Verdict {
     Verdict {
         committed: verified,
@@ -125,13 +130,36 @@ fn the_report_is_self_contained_with_a_bar_per_trick_and_language() {
         assert!(page.contains(&format!("data-chart=\"{chart}\"")));
         for key in bars.keys() {
             assert!(
-                page.contains(&format!("<rect data-key=\"{}\"", esc(key))),
+                page.contains(&format!("<rect data-key=\"{}\"", escaped(key))),
                 "{chart}: {key}"
             );
         }
     }
     assert!(page.contains("class=\"scorecard\""));
     assert!(page.contains(&format!("data-flow=\"{}\"", records[0].flow.id)));
+}
+
+/// A flow, a language and an agent whose names read as markup are shown
+/// in the report as text: in the tables, the charts' labels, their
+/// `data-key`s and their titles.
+#[test]
+fn names_that_read_as_markup_are_escaped_in_the_report() {
+    use crate::render::tests::{HOSTILE, only_escaped};
+    let mut records = records();
+    for r in records.iter_mut().take(3) {
+        r.flow.id.push_str(HOSTILE);
+        r.flow.service.push_str(HOSTILE);
+        r.flow.language.push_str(HOSTILE);
+        r.driver.push_str(HOSTILE);
+    }
+    let page = html(&records);
+    // Two agents now: the side-by-side table is drawn too.
+    assert!(page.contains("class=\"agents\""));
+    only_escaped("the report", &page, true);
+    assert!(page.contains(&format!(
+        "<rect data-key=\"{}\"",
+        escaped(&records[0].flow.language)
+    )));
 }
 
 /// The report, opened in the real Chromium: its charts are there as

@@ -1,17 +1,16 @@
 //! The letter as one self-contained HTML page (styles and pictures inline,
 //! a policy that forbids scripts and fetches), laid out for A4 or Letter so
 //! the browser prints it as it is. Every value from a page, a plugin or the
-//! person is escaped before it meets a template.
-
-use std::fmt::Write as _;
+//! person is escaped by the template.
 
 use base64::Engine as _;
 use chrono::{DateTime, Utc};
+use maud::{DOCTYPE, Markup, PreEscaped, html};
 
 use super::words::{self, Words};
 use super::{Ending, Facts, Language, Recipient, Request, ShotKind, law};
 use crate::audit::Finding;
-use crate::receipt::html_escape as escape;
+use crate::receipt::HTML_POLICY;
 
 const STYLE: &str = "@page{size:auto;margin:18mm 18mm 20mm}\
 body{font-family:Georgia,'Times New Roman',serif;font-size:11pt;line-height:1.45;max-width:44rem;margin:2rem auto;padding:0 1rem;color:#000}\
@@ -77,52 +76,50 @@ pub fn letter(facts: &Facts, request: &Request, today: DateTime<Utc>) -> String 
         ),
     };
     let recipient = match request.to {
-        Recipient::Bank => escape(w.bank),
-        Recipient::Merchant => format!("{}\n{}", escape(service), escape(w.merchant_dept)),
-        Recipient::Regulator => escape(words::regulator(request.jurisdiction, lang)),
+        Recipient::Bank => w.bank.to_owned(),
+        Recipient::Merchant => format!("{service}\n{}", w.merchant_dept),
+        Recipient::Regulator => words::regulator(request.jurisdiction, lang).to_owned(),
     };
-    let mut out = String::new();
-    let _ = write!(
-        out,
-        "<!DOCTYPE html>\n<html lang=\"{code}\"><head><meta charset=\"utf-8\">\
-         <meta http-equiv=\"Content-Security-Policy\" content=\"default-src 'none'; img-src data:; style-src 'unsafe-inline'\">\
-         <title>{subject}</title><style>{STYLE}</style></head><body>\n\
-         <p class=\"sender\">{name}\n{address}</p>\n<p class=\"recipient\">{recipient}</p>\n\
-         <p class=\"date\">{today}</p>\n<h1 id=\"subject\">{subject}</h1>\n\
-         <p>{account}</p>\n<p>{salutation}</p>\n<p id=\"opening\">{opening}</p>\n<p id=\"ask\">{ask}</p>\n",
-        code = lang.code(),
-        subject = filled(subject),
-        name = escape(name),
-        address = escape(w.address_blank),
-        today = escape(&words::day(lang, &today)),
-        account = escape(w.account_blank),
-        salutation = escape(w.salutation),
-        opening = filled(opening),
-        ask = filled(ask),
-    );
-    facts_html(&mut out, facts, request, w);
-    if request.to == Recipient::Regulator {
-        findings_html(&mut out, facts, request, w);
-    }
-    proof_html(&mut out, facts, w);
+    let subject = filled(subject);
     let enclosed = if facts.proof.receipts.is_empty() {
         fill(w.on_request, &[("run", &facts.run_id)])
     } else {
-        escape(w.enclosed)
+        w.enclosed.to_owned()
     };
-    let _ = write!(
-        out,
-        "<p>{closing}</p>\n<p class=\"sign\">{name}</p>\n<p id=\"enclosed\">{enclosed}</p>\n",
-        closing = escape(w.closing),
-        name = escape(name),
-    );
-    pictures_html(&mut out, facts, w);
-    let _ = write!(
-        out,
-        "<p class=\"note\" id=\"not-advice\">{}</p>\n</body></html>\n",
-        escape(w.not_advice)
-    );
-    out
+    html! {
+        (DOCTYPE)
+        html lang=(lang.code()) {
+            head {
+                meta charset="utf-8";
+                meta http-equiv="Content-Security-Policy" content=(HTML_POLICY);
+                title { (subject) }
+                // Our own constant stylesheet.
+                style { (PreEscaped(STYLE)) }
+            }
+            body {
+                p.sender { (name) "\n" (w.address_blank) }
+                p.recipient { (recipient) }
+                p.date { (words::day(lang, &today)) }
+                h1 #subject { (subject) }
+                p { (w.account_blank) }
+                p { (w.salutation) }
+                p #opening { (filled(opening)) }
+                p #ask { (filled(ask)) }
+                (facts_html(facts, request, w))
+                @if request.to == Recipient::Regulator {
+                    (findings_html(facts, request, w))
+                }
+                (proof_html(facts, w))
+                p { (w.closing) }
+                p.sign { (name) }
+                p #enclosed { (enclosed) }
+                (pictures_html(facts, w))
+                p.note #not-advice { (w.not_advice) }
+            }
+        }
+    }
+    .into_string()
+        + "\n"
 }
 
 /// The day and the moment the letter turns on: the confirmation, or the
@@ -148,117 +145,106 @@ fn moment(lang: Language, time: &str) -> String {
     parse(time).map_or_else(|| time.to_owned(), |t| words::moment(lang, &t))
 }
 
-/// `template` with each `{key}` replaced by its value, escaped.
+/// `template` with each `{key}` replaced by its value, in one pass: a value
+/// that itself holds `{key}` stays as it is, so a page cannot reach into
+/// the letter's other values. Plain text: the template escapes it.
 fn fill(template: &str, values: &[(&str, &str)]) -> String {
-    let mut out = escape(template);
-    for (key, value) in values {
-        out = out.replace(&format!("{{{key}}}"), &escape(value));
+    let mut out = String::with_capacity(template.len());
+    let mut rest = template;
+    while let Some(open) = rest.find('{') {
+        out.push_str(&rest[..open]);
+        let after = &rest[open + 1..];
+        let value = after.find('}').and_then(|close| {
+            let key = &after[..close];
+            values
+                .iter()
+                .find(|(k, _)| *k == key)
+                .map(|(_, v)| (*v, close))
+        });
+        match value {
+            Some((v, close)) => {
+                out.push_str(v);
+                rest = &after[close + 1..];
+            }
+            None => {
+                out.push('{');
+                rest = after;
+            }
+        }
     }
+    out.push_str(rest);
     out
 }
 
-fn row(out: &mut String, label: &str, value: &str) {
-    let _ = write!(out, "<dt>{}</dt><dd>{value}</dd>", escape(label));
-}
-
-fn facts_html(out: &mut String, facts: &Facts, request: &Request, w: &Words) {
+fn facts_html(facts: &Facts, request: &Request, w: &Words) -> Markup {
     let lang = request.language;
-    let _ = write!(out, "<h2>{}</h2>\n<dl id=\"facts\">", escape(w.facts));
-    row(out, w.service, &escape(&facts.display_name));
-    row(
-        out,
-        w.account_page,
-        &format!("<code>{}</code>", escape(&facts.account_page)),
-    );
-    let mut quote = None;
-    match &facts.ending {
-        Ending::Cancelled {
-            approved_at,
-            confirmed_at,
-            confirmation,
-        } => {
-            if let Some(at) = approved_at {
-                row(out, w.approved_at, &escape(&moment(lang, at)));
+    let quote = match &facts.ending {
+        Ending::Cancelled { confirmation, .. } => Some((w.confirmation_words, &confirmation.text)),
+        Ending::NoWayOut { said, .. } => Some((w.site_said, said)),
+        Ending::SignInWall { .. } => None,
+    }
+    .filter(|(_, q)| !q.trim().is_empty());
+    html! {
+        h2 { (w.facts) }
+        dl #facts {
+            dt { (w.service) } dd { (facts.display_name) }
+            dt { (w.account_page) } dd { code { (facts.account_page) } }
+            @match &facts.ending {
+                Ending::Cancelled { approved_at, confirmed_at, confirmation } => {
+                    @if let Some(at) = approved_at {
+                        dt { (w.approved_at) } dd { (moment(lang, at)) }
+                    }
+                    dt { (w.confirmed_at) } dd { (moment(lang, confirmed_at)) }
+                    dt { (w.confirmation_page) } dd { code { (confirmation.url) } }
+                }
+                Ending::NoWayOut { ended_at, url, .. } | Ending::SignInWall { ended_at, url } => {
+                    dt { (w.attempted_at) } dd { (moment(lang, ended_at)) }
+                    dt { (w.stopped_on) } dd { code { (url) } }
+                }
             }
-            row(out, w.confirmed_at, &escape(&moment(lang, confirmed_at)));
-            row(
-                out,
-                w.confirmation_page,
-                &format!("<code>{}</code>", escape(&confirmation.url)),
-            );
-            quote = Some((w.confirmation_words, confirmation.text.clone()));
+            @if request.to != Recipient::Regulator {
+                dt { (w.charges) }
+                dd {
+                    @if request.charges.is_empty() {
+                        (w.charges_blank)
+                    }
+                    @for (i, charge) in request.charges.iter().enumerate() {
+                        @if i > 0 { br; }
+                        (charge)
+                    }
+                }
+            }
         }
-        Ending::NoWayOut {
-            ended_at,
-            said,
-            url,
-        } => {
-            row(out, w.attempted_at, &escape(&moment(lang, ended_at)));
-            row(out, w.stopped_on, &format!("<code>{}</code>", escape(url)));
-            quote = Some((w.site_said, said.clone()));
+        @if let Some((label, words)) = quote {
+            p { (label) ":" }
+            blockquote #quote { (words.trim()) }
         }
-        Ending::SignInWall { ended_at, url } => {
-            row(out, w.attempted_at, &escape(&moment(lang, ended_at)));
-            row(out, w.stopped_on, &format!("<code>{}</code>", escape(url)));
-        }
-    }
-    if request.to != Recipient::Regulator {
-        let charges = if request.charges.is_empty() {
-            escape(w.charges_blank)
-        } else {
-            request
-                .charges
-                .iter()
-                .map(|c| escape(c))
-                .collect::<Vec<_>>()
-                .join("<br>")
-        };
-        row(out, w.charges, &charges);
-    }
-    out.push_str("</dl>\n");
-    if let Some((label, words)) = quote.filter(|(_, q)| !q.trim().is_empty()) {
-        let _ = write!(
-            out,
-            "<p>{}:</p>\n<blockquote id=\"quote\">{}</blockquote>\n",
-            escape(label),
-            escape(words.trim())
-        );
     }
 }
 
-fn findings_html(out: &mut String, facts: &Facts, request: &Request, w: &Words) {
-    let _ = writeln!(out, "<h2>{}</h2>", escape(w.findings));
-    if facts.audit.is_clean() {
-        let _ = writeln!(out, "<p>{}</p>", escape(w.no_findings));
-        return;
-    }
-    for f in &facts.audit.findings {
-        let _ = write!(
-            out,
-            "<div class=\"finding\" data-kind=\"{kind}\"><strong>{title}</strong> ({found_on} “{screen}”, <code>{url}</code>): {sentence}",
-            kind = f.kind.id(),
-            title = escape(words::kind_title(f.kind, request.language)),
-            found_on = escape(w.found_on),
-            screen = escape(&f.screen),
-            url = escape(&f.url),
-            sentence = sentence(f, request.language),
-        );
-        for c in law::citations(f.kind, request.jurisdiction, request.language) {
-            let _ = write!(
-                out,
-                "<div class=\"rule\">{}: {}</div>",
-                escape(c.name),
-                escape(c.says)
-            );
+fn findings_html(facts: &Facts, request: &Request, w: &Words) -> Markup {
+    html! {
+        h2 { (w.findings) }
+        @if facts.audit.is_clean() {
+            p { (w.no_findings) }
         }
-        out.push_str("</div>\n");
+        @for f in &facts.audit.findings {
+            div.finding data-kind=(f.kind.id()) {
+                strong { (words::kind_title(f.kind, request.language)) }
+                " (" (w.found_on) " “" (f.screen) "”, " code { (f.url) } "): "
+                (sentence(f, request.language))
+                @for c in law::citations(f.kind, request.jurisdiction, request.language) {
+                    div.rule { (c.name) ": " (c.says) }
+                }
+            }
+        }
     }
 }
 
-/// What a finding observed, in the letter's language, escaped.
+/// What a finding observed, in the letter's language.
 fn sentence(f: &Finding, lang: Language) -> String {
     match lang {
-        Language::En => escape(&f.sentence()),
+        Language::En => f.sentence(),
         Language::De => fill(
             words::kind_sentence_de(f.kind),
             &[("e", &f.evidence), ("d", &f.detail)],
@@ -266,51 +252,8 @@ fn sentence(f: &Finding, lang: Language) -> String {
     }
 }
 
-fn proof_html(out: &mut String, facts: &Facts, w: &Words) {
+fn proof_html(facts: &Facts, w: &Words) -> Markup {
     let p = &facts.proof;
-    let _ = write!(out, "<h2>{}</h2>\n<dl id=\"proof\">", escape(w.record));
-    row(
-        out,
-        w.run,
-        &format!("<code>{}</code>", escape(&facts.run_id)),
-    );
-    row(
-        out,
-        w.head,
-        &format!(
-            "<code>{}</code> ({} {})",
-            escape(&p.head),
-            p.lines,
-            escape(w.lines)
-        ),
-    );
-    if let Some(signed) = &p.signed {
-        let s = &signed.statement;
-        row(
-            out,
-            w.signed_by,
-            &format!(
-                "{} (<code>{}</code>)",
-                escape(&s.signer),
-                escape(&s.key.to_string())
-            ),
-        );
-        row(out, w.signed_at, &escape(&s.signed_at));
-        row(
-            out,
-            w.signature,
-            &format!("<code>{}</code>", escape(&signed.signature())),
-        );
-    }
-    if !p.receipts.is_empty() {
-        let files: Vec<String> = p
-            .receipts
-            .iter()
-            .map(|(name, sha)| format!("{}: <code>{}</code>", escape(name), escape(sha)))
-            .collect();
-        row(out, w.receipt_files, &files.join("<br>"));
-    }
-    out.push_str("</dl>\n");
     let check = match &p.signed {
         Some(signed) => fill(
             if p.receipts.is_empty() {
@@ -323,34 +266,55 @@ fn proof_html(out: &mut String, facts: &Facts, w: &Words) {
                 ("run", &facts.run_id),
             ],
         ),
-        None => escape(w.check_unsigned),
+        None => w.check_unsigned.to_owned(),
     };
-    let _ = writeln!(out, "<p id=\"check\">{check}</p>");
+    html! {
+        h2 { (w.record) }
+        dl #proof {
+            dt { (w.run) } dd { code { (facts.run_id) } }
+            dt { (w.head) } dd { code { (p.head) } " (" (p.lines) " " (w.lines) ")" }
+            @if let Some(signed) = &p.signed {
+                dt { (w.signed_by) }
+                dd { (signed.statement.signer) " (" code { (signed.statement.key.to_string()) } ")" }
+                dt { (w.signed_at) } dd { (signed.statement.signed_at) }
+                dt { (w.signature) } dd { code { (signed.signature()) } }
+            }
+            @if !p.receipts.is_empty() {
+                dt { (w.receipt_files) }
+                dd {
+                    @for (i, (name, sha)) in p.receipts.iter().enumerate() {
+                        @if i > 0 { br; }
+                        (name) ": " code { (sha) }
+                    }
+                }
+            }
+        }
+        p #check { (check) }
+    }
 }
 
-fn pictures_html(out: &mut String, facts: &Facts, w: &Words) {
+fn pictures_html(facts: &Facts, w: &Words) -> Markup {
     if facts.shots.is_empty() {
-        return;
+        return html! {};
     }
-    let _ = writeln!(out, "<h2>{}</h2>", escape(w.pictures));
-    for shot in &facts.shots {
-        let caption = match shot.what {
-            ShotKind::Confirmation => w.shot_confirmation,
-            ShotKind::Approval => w.shot_approval,
-            ShotKind::Stopped => w.shot_stopped,
-        };
-        let image = match std::fs::read(&shot.path) {
-            Ok(bytes) => format!(
-                "<img alt=\"{}\" src=\"data:image/png;base64,{}\">",
-                escape(caption),
-                base64::engine::general_purpose::STANDARD.encode(bytes)
-            ),
-            Err(_) => format!("<p>{}</p>", escape(w.shot_missing)),
-        };
-        let _ = writeln!(
-            out,
-            "<figure>{image}<figcaption>{}</figcaption></figure>",
-            escape(caption)
-        );
+    html! {
+        h2 { (w.pictures) }
+        @for shot in &facts.shots {
+            @let caption = match shot.what {
+                ShotKind::Confirmation => w.shot_confirmation,
+                ShotKind::Approval => w.shot_approval,
+                ShotKind::Stopped => w.shot_stopped,
+            };
+            figure {
+                @match std::fs::read(&shot.path) {
+                    Ok(bytes) => {
+                        img alt=(caption)
+                            src=(format!("data:image/png;base64,{}", base64::engine::general_purpose::STANDARD.encode(bytes)));
+                    }
+                    Err(_) => { p { (w.shot_missing) } }
+                }
+                figcaption { (caption) }
+            }
+        }
     }
 }
