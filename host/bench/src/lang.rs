@@ -309,13 +309,9 @@ fn parse(code: &str, text: &str) -> Result<LangPack> {
     })
 }
 
-/// Replaces each `{name}` of `vars` in `text`.
+/// Replaces each `{name}` of `vars` in `text`, in one pass.
 pub(crate) fn fill(text: &str, vars: &[(&str, &str)]) -> String {
-    let mut out = text.to_owned();
-    for (name, value) in vars {
-        out = out.replace(&format!("{{{name}}}"), value);
-    }
-    out
+    subterminator_sdk::text::fill(text, vars)
 }
 
 #[cfg(test)]

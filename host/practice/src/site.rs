@@ -13,6 +13,8 @@ use axum::http::{HeaderMap, Method, Uri, header};
 use axum::response::{Html, IntoResponse, Redirect, Response};
 use axum::routing::{get, post};
 
+use subterminator_sdk::text::fill_placeholders;
+
 use crate::error::Result;
 use crate::server::{RequestLog, Served};
 
@@ -104,28 +106,17 @@ fn page(title: &str, body: &str, vars: &[(&str, &str)]) -> Html<String> {
 /// an unknown placeholder stays. The practice pages are copies of real
 /// services' HTML files, so they stay files rather than templates in code.
 pub(super) fn fill(template: &str, text: &[(&str, &str)], markup: &[(&str, &str)]) -> String {
-    let mut out = String::with_capacity(template.len());
-    let mut rest = template;
-    while let Some(open) = rest.find("{{") {
-        out.push_str(&rest[..open]);
-        let after = &rest[open + 2..];
-        let Some(close) = after.find("}}") else {
-            out.push_str("{{");
-            rest = after;
-            continue;
-        };
-        let name = &after[..close];
+    fill_placeholders(template, "{{", "}}", |name, out| {
         if let Some((_, value)) = text.iter().find(|(n, _)| *n == name) {
-            let _ = write!(maud::Escaper::new(&mut out), "{value}");
+            let _ = write!(maud::Escaper::new(out), "{value}");
+            true
         } else if let Some((_, value)) = markup.iter().find(|(n, _)| *n == name) {
             out.push_str(value);
+            true
         } else {
-            out.push_str(&rest[open..open + 2 + close + 2]);
+            false
         }
-        rest = &after[close + 2..];
-    }
-    out.push_str(rest);
-    out
+    })
 }
 
 fn dates() -> (String, String) {

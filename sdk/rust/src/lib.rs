@@ -25,7 +25,7 @@
 pub mod build;
 pub mod glob;
 pub mod predicates;
-mod text;
+pub mod text;
 pub mod types;
 
 pub use types::*;

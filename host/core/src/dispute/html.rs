@@ -145,35 +145,12 @@ fn moment(lang: Language, time: &str) -> String {
     parse(time).map_or_else(|| time.to_owned(), |t| words::moment(lang, &t))
 }
 
-/// `template` with each `{key}` replaced by its value, in one pass: a value
-/// that itself holds `{key}` stays as it is, so a page cannot reach into
-/// the letter's other values. Plain text: the template escapes it.
+/// `template` with each `{key}` replaced by its value, in one pass
+/// (`subterminator_sdk::text::fill`): a value that itself holds `{key}`
+/// stays as it is, so a page cannot reach into the letter's other values.
+/// Plain text: the template escapes it.
 fn fill(template: &str, values: &[(&str, &str)]) -> String {
-    let mut out = String::with_capacity(template.len());
-    let mut rest = template;
-    while let Some(open) = rest.find('{') {
-        out.push_str(&rest[..open]);
-        let after = &rest[open + 1..];
-        let value = after.find('}').and_then(|close| {
-            let key = &after[..close];
-            values
-                .iter()
-                .find(|(k, _)| *k == key)
-                .map(|(_, v)| (*v, close))
-        });
-        match value {
-            Some((v, close)) => {
-                out.push_str(v);
-                rest = &after[close + 1..];
-            }
-            None => {
-                out.push('{');
-                rest = after;
-            }
-        }
-    }
-    out.push_str(rest);
-    out
+    subterminator_sdk::text::fill(template, values)
 }
 
 fn facts_html(facts: &Facts, request: &Request, w: &Words) -> Markup {
