@@ -16,10 +16,10 @@ use anstream::{eprint, eprintln, print, println};
 use tokio::sync::mpsc;
 
 use crate::console::Console;
-use subterminator_core::agent::{Event, TaskReason, TaskResult};
 use subterminator_core::approval::Answer;
 use subterminator_core::browser::tools as mcp;
 use subterminator_core::feed::{Ask, Envelope, Update};
+use subterminator_core::feed::{Event, TaskReason, TaskResult};
 
 /// How often the spinner redraws.
 const SPINNER_TICK: Duration = Duration::from_millis(100);
@@ -402,7 +402,7 @@ fn headline(tool: &str, arguments: &serde_json::Value) -> Option<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use subterminator_core::agent::{TaskReason, TaskResult, TimeSplit, Tokens};
+    use subterminator_core::feed::{TaskReason, TaskResult, TimeSplit, Tokens};
 
     #[test]
     fn thousands_are_grouped() {

@@ -19,7 +19,6 @@ mod claim;
 mod ctx;
 mod decide;
 mod driver;
-mod events;
 mod facts;
 mod guard_rules;
 pub mod history;
@@ -39,7 +38,6 @@ mod remember;
 pub mod replay;
 mod reporter;
 mod resolve;
-mod result;
 mod run;
 pub mod schema;
 mod state;
@@ -55,19 +53,18 @@ use std::time::Instant;
 pub use action::{Action, Origin};
 pub use claim::MAX_REFUSED_CLAIMS;
 pub use driver::{ClientCall, ClientCalls, ClientModel, ClientReply, Driver, client_model};
-pub use events::Event;
 pub use image::MAX_MODEL_IMAGE_BYTES;
 pub use offline::OfflinePolicy;
 pub use options::{
     DEFAULT_MAX_TURNS, MAX_AUTH_PAUSES, MAX_NO_ACTION_REPLIES, MAX_REPLY_TOKENS, NUDGE, RunOptions,
 };
 pub use reporter::Reporter;
-pub use result::{Asked, StepsBy, TaskReason, TaskResult, TimeSplit, Tokens};
 pub use toolset::{ModelScreenshot, Toolset, compact::CompactToolset, full::FullToolset};
 pub use turn::Turn;
 pub use virtual_tools::{COMPLETE_TASK, REQUEST_HUMAN_APPROVAL};
 
 use crate::browser::Browser;
+use crate::feed::{Event, TaskResult};
 use crate::page::origin_of;
 use crate::plugin::ServiceEntry;
 use ctx::Ctx;

@@ -10,10 +10,11 @@
 use tokio::task::JoinSet;
 use tokio_util::sync::CancellationToken;
 
-use crate::agent::{Reporter, TaskResult};
+use crate::agent::Reporter;
 use crate::config::Config;
 use crate::error::Error;
 use crate::feed::Feed;
+use crate::feed::TaskResult;
 use crate::paths::Dirs;
 use crate::plugin::ServiceEntry;
 use crate::session::{self, Finished, Run, SessionSpec};
@@ -209,7 +210,7 @@ pub fn exit_code(outcomes: &[Outcome]) -> u8 {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::agent::TaskReason;
+    use crate::feed::TaskReason;
 
     fn outcome(code: u8, verified: bool) -> Outcome {
         let mut result = TaskResult::new(verified, verified, TaskReason::Completed, 3);

@@ -7,12 +7,22 @@
 //! after every line that came before it. A question carries its own reply;
 //! a question nobody answers (the front-end gone, the reply dropped) is a
 //! no, never a yes.
+//!
+//! What travels is defined here, not by the agent that sends it: the
+//! events (`event`), which are the run record's lines too, and how a run
+//! ended (`result`), so every front-end reads them without knowing the
+//! agent.
 
 use std::path::PathBuf;
 
 use tokio::sync::{mpsc, oneshot};
 
-use crate::agent::Event;
+pub mod event;
+pub mod result;
+
+pub use event::{Event, Origin, ReleasedRequest, Trouble};
+pub use result::{Asked, StepsBy, TaskReason, TaskResult, TimeSplit, Tokens};
+
 use crate::approval::{Answer, ApprovalRequest};
 
 /// One thing a run tells or asks its front-end.

@@ -8,12 +8,12 @@ use std::path::PathBuf;
 use std::sync::Arc;
 
 use crate::agent::{
-    Agent, CompactToolset, Driver, Event, FullToolset, OfflinePolicy, Reporter, RunOptions,
-    TaskResult, Toolset,
+    Agent, CompactToolset, Driver, FullToolset, OfflinePolicy, Reporter, RunOptions, Toolset,
 };
 use crate::browser::{Attach, Browser, BrowserOptions, UserData};
 use crate::config::{BrowserConfig, Config};
 use crate::error::{Error, Result};
+use crate::feed::{Event, TaskResult};
 use crate::llm::{self, LlmSettings, ModelChoice, ProviderEnv};
 use crate::memory::Memory;
 use crate::paths::Dirs;
@@ -362,7 +362,7 @@ impl Run {
 fn ends_without_a_way(result: &TaskResult) -> bool {
     matches!(
         result.reason,
-        crate::agent::TaskReason::CannotCancelHere | crate::agent::TaskReason::AuthRequired
+        crate::feed::TaskReason::CannotCancelHere | crate::feed::TaskReason::AuthRequired
     )
 }
 

@@ -21,8 +21,8 @@ use tokio::sync::{mpsc, oneshot, watch};
 
 use super::APPROVAL_TIMEOUT;
 use super::elicit;
-use subterminator_core::agent::Event;
 use subterminator_core::approval::{Answer, ApprovalRequest};
+use subterminator_core::feed::Event;
 use subterminator_core::feed::{Ask, Envelope, Question, Update};
 
 /// How this session's person is asked.

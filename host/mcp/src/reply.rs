@@ -5,8 +5,9 @@
 use rmcp::model::{CallToolResult, ContentBlock};
 use serde_json::{Value, json};
 
-use subterminator_core::agent::{ClientReply, TaskReason};
+use subterminator_core::agent::ClientReply;
 use subterminator_core::exit::ErrorClass;
+use subterminator_core::feed::TaskReason;
 use subterminator_core::session::Finished;
 
 /// How a call went.

@@ -20,13 +20,12 @@ use tokio::sync::{oneshot, watch};
 use super::desk::{Answered, Asking, Desk, Parked, Refusal};
 use super::presence::Presence;
 use super::{APPROVAL_TIMEOUT, STOP_TIMEOUT};
-use subterminator_core::agent::{
-    ClientCall, ClientCalls, ClientReply, Driver, Reporter, TaskResult,
-};
+use subterminator_core::agent::{ClientCall, ClientCalls, ClientReply, Driver, Reporter};
 use subterminator_core::browser::Browser;
 use subterminator_core::config::Config;
 use subterminator_core::error::{Error, Result};
 use subterminator_core::feed;
+use subterminator_core::feed::TaskResult;
 use subterminator_core::llm::ToolCall;
 use subterminator_core::paths::Dirs;
 use subterminator_core::plugin::ServiceEntry;

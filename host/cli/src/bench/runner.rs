@@ -9,10 +9,11 @@ use std::sync::Arc;
 use subterminator_bench::{
     BenchSite, Claim, Flow, PassKind, RunFacts, RunRecord, StepCounts, score,
 };
-use subterminator_core::agent::{Reporter, TaskReason, TaskResult};
+use subterminator_core::agent::Reporter;
 use subterminator_core::config::Config;
 use subterminator_core::error::{Error, Result};
 use subterminator_core::feed;
+use subterminator_core::feed::{TaskReason, TaskResult};
 use subterminator_core::paths::Dirs;
 use subterminator_core::plugin::{Registry, ServiceEntry};
 use subterminator_core::session::{self, Run, SessionSpec};

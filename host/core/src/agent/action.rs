@@ -4,39 +4,11 @@
 //! and goes through the one pipeline (`pipeline.rs`). A new way to act is a
 //! new origin, never a new path.
 
-use serde::Serialize;
 use serde_json::Value;
 
 use super::toolset::BrowserAction;
 
-/// Who proposed an action.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
-#[serde(rename_all = "snake_case")]
-pub enum Origin {
-    /// A model the host talks to.
-    Model,
-    /// The plugin's plan: the offline policy, or plan first before a model.
-    Plan,
-    /// A step of a remembered path (`--replay`, or the offline policy's
-    /// first choice).
-    Replay,
-    /// The host's second try of an action that failed on something in the
-    /// way; it runs only where the decision would not ask.
-    Retry,
-    /// The host's press on the button that closes an overlay; it runs only
-    /// where the decision would not ask.
-    Dismissal,
-    /// An MCP client's own model, one call a turn.
-    Client,
-}
-
-impl Origin {
-    /// Whether the host itself proposed it. The host never asks the person
-    /// for its own moves: where one would need a yes it is not made.
-    pub fn is_hosts(self) -> bool {
-        matches!(self, Origin::Retry | Origin::Dismissal)
-    }
-}
+pub use crate::feed::event::Origin;
 
 /// A proposed browser action.
 #[derive(Debug, Clone)]

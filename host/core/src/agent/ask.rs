@@ -4,13 +4,13 @@
 //! one, and the run stage uses each for one action.
 
 use super::ctx::Ctx;
-use super::events::Event;
-use super::result::{TaskReason, TaskResult};
 use super::state::{State, timed};
 use super::toolset::Refusal;
 use super::yes::Approval;
 use crate::approval::{Answer, ApprovalRequest};
 use crate::feed::Ask;
+use crate::feed::event::Event;
+use crate::feed::result::{TaskReason, TaskResult};
 use crate::safety::RefusalCode;
 
 /// How a question ended. (Not `result::Asked`, what the host sent its

@@ -6,16 +6,16 @@
 //! the `subterminator login` hint.
 
 use super::ctx::Ctx;
-use super::events::Event;
 use super::options::MAX_AUTH_PAUSES;
 use super::passwords::{mask_passwords, password_wall};
-use super::result::{TaskReason, TaskResult};
 use super::run::set_guard;
 use super::state::{State, timed};
 use crate::approval::Answer;
 use crate::browser::guard::{self, GuardMode};
 use crate::error::Error;
 use crate::feed::Ask;
+use crate::feed::event::Event;
+use crate::feed::result::{TaskReason, TaskResult};
 use crate::plugin;
 
 /// After every snapshot: a sign-in wall pauses for the human when the run

@@ -12,7 +12,6 @@ use super::action::{Action, Origin};
 use super::ask::{self, rejected, unavailable};
 use super::claim;
 use super::ctx::Ctx;
-use super::events::Event;
 use super::overlays;
 use super::pipeline::{self, Acted, Outcome as ActionOutcome};
 use super::question;
@@ -26,6 +25,7 @@ use super::virtual_tools::{self, COMPLETE_TASK, REQUEST_HUMAN_APPROVAL};
 use crate::approval::Answer;
 use crate::browser::ToolOutput;
 use crate::error::Error;
+use crate::feed::event::Event;
 use crate::llm::ToolCall;
 use crate::page::origin_of;
 use crate::safety::RefusalCode;
@@ -139,7 +139,7 @@ async fn retry(
     action: &Action,
     failed: ActionOutcome,
     trouble: Trouble,
-) -> Result<Result<ActionOutcome, super::result::TaskResult>, Error> {
+) -> Result<Result<ActionOutcome, crate::feed::result::TaskResult>, Error> {
     let mended = recover::mend(
         cx,
         state,

@@ -6,15 +6,15 @@
 use serde_json::Value;
 
 use super::ctx::Ctx;
-use super::events::Event;
 use super::look::{self, Watch};
-use super::result::{TaskReason, TaskResult};
 use super::state::{State, timed};
 use super::turn::{Turn, end};
 use super::virtual_tools::{self, COMPLETE_TASK};
 use super::yes::Spent;
 use crate::browser::sight::{self, Sight};
 use crate::error::Error;
+use crate::feed::event::Event;
+use crate::feed::result::{TaskReason, TaskResult};
 use crate::page::Snapshot;
 use crate::plugin::{self, Verdict};
 use crate::safety::{self, Evidence, Verification};

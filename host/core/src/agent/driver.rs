@@ -30,7 +30,7 @@ impl Driver {
     /// What `tokens` cost with this driver; the offline policy costs nothing.
     pub fn cost_usd(
         &self,
-        tokens: super::result::Tokens,
+        tokens: crate::feed::result::Tokens,
         prices: &std::collections::BTreeMap<String, crate::llm::pricing::Price>,
     ) -> Option<f64> {
         match self {

@@ -7,10 +7,10 @@
 use super::auth;
 use super::ctx::Ctx;
 use super::passwords::mask_passwords;
-use super::result::TaskResult;
 use super::state::{State, timed};
 use crate::browser::ToolOutput;
 use crate::error::Error;
+use crate::feed::result::TaskResult;
 
 /// Whether a look also watches for a sign-in wall.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

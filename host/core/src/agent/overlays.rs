@@ -12,12 +12,12 @@
 
 use super::action::{Action, Origin};
 use super::ctx::Ctx;
-use super::events::Event;
 use super::pipeline::{self, Acted};
-use super::result::TaskResult;
 use super::state::State;
 use super::toolset::describe;
 use crate::error::Error;
+use crate::feed::event::Event;
+use crate::feed::result::TaskResult;
 use crate::page::overlay::{self, Overlay};
 use crate::plugin::HintAction;
 

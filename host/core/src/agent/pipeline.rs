@@ -13,13 +13,11 @@ use super::action::{Action, Origin};
 use super::ask::{self, Reply, rejected};
 use super::ctx::Ctx;
 use super::decide::{accepts_dialog, decide, final_step};
-use super::events::Event;
 use super::facts::{self, Gathered};
 use super::look::{self, Watch};
 use super::question;
 use super::remember;
 use super::resolve::{Resolved, resolve};
-use super::result::{TaskReason, TaskResult};
 use super::run::{self, Clearance, Ran};
 use super::state::{OpenDialog, State};
 use super::toolset::{Refusal, describe};
@@ -28,6 +26,8 @@ use super::yes::{Approval, Spent};
 use crate::browser::guard::HeldRequest;
 use crate::browser::{BrowserError, ToolOutput, tools as mcp};
 use crate::error::Error;
+use crate::feed::event::Event;
+use crate::feed::result::{TaskReason, TaskResult};
 use crate::safety::{Decision, RefusalCode, floor};
 
 /// How many times one action is put to the person again because its

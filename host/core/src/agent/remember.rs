@@ -7,12 +7,12 @@ use serde_json::Value;
 
 use super::ctx::Ctx;
 use super::driver::Driver;
-use super::events::Event;
 use super::replay::Replay;
 use super::resolve::Resolved;
-use super::result::{TaskReason, TaskResult};
 use super::state::State;
 use crate::browser::tools as mcp;
+use crate::feed::event::Event;
+use crate::feed::result::{TaskReason, TaskResult};
 use crate::memory::{self, Step};
 use crate::plugin::HintAction;
 

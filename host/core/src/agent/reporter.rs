@@ -2,7 +2,7 @@
 //! front-end through its [`Feed`], in order, with what the run waits on and
 //! the notices a person must see. Nothing here prints.
 
-use super::events::Event;
+use crate::feed::event::Event;
 use crate::feed::{Feed, Update};
 use crate::record::RunRecord;
 

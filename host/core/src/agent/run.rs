@@ -18,7 +18,6 @@ use std::pin::Pin;
 use std::time::Instant;
 
 use super::ctx::Ctx;
-use super::events::Event;
 use super::resolve::Resolved;
 use super::state::{OpenDialog, Released, State, timed};
 use super::yes::{Approval, Spent};
@@ -26,6 +25,7 @@ use crate::browser::guard::{self, BlockedRequest, GuardMode, HeldRequest, Networ
 use crate::browser::{Browser, BrowserError, ToolOutput, tools as mcp};
 use crate::error::Error;
 use crate::exit::ErrorClass;
+use crate::feed::event::Event;
 
 /// Under which guard an action runs.
 pub(super) enum Clearance {
@@ -362,9 +362,9 @@ fn record_released(cx: &mut Ctx<'_>, state: &mut State, taken: &Taken, approval:
 /// record as well as in the run (`plugin new --from-run` drafts the commit
 /// request from it).
 fn emit_released(cx: &mut Ctx<'_>, state: &State, from: usize) {
-    let requests: Vec<super::events::ReleasedRequest> = state.released[from..]
+    let requests: Vec<crate::feed::event::ReleasedRequest> = state.released[from..]
         .iter()
-        .map(|r| super::events::ReleasedRequest {
+        .map(|r| crate::feed::event::ReleasedRequest {
             method: r.method.clone(),
             url: r.url.clone(),
         })

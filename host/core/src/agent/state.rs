@@ -5,9 +5,9 @@
 
 use std::time::{Duration, Instant};
 
-use super::result::{TimeSplit, Tokens};
 use super::yes::Spent;
 use crate::browser::guard::NetworkGuard;
+use crate::feed::result::{TimeSplit, Tokens};
 use crate::llm::Message;
 use crate::page::{Dialog, Snapshot};
 use crate::safety::CommitPage;
@@ -103,9 +103,9 @@ pub(super) struct State {
     /// hand-back says how many steps the model took in between.
     pub(super) model_steps_at_hand_over: u32,
     /// Steps taken, by who proposed them.
-    pub(super) steps: super::result::StepsBy,
+    pub(super) steps: crate::feed::result::StepsBy,
     /// What was sent to the model so far.
-    pub(super) asked: super::result::Asked,
+    pub(super) asked: crate::feed::result::Asked,
 }
 
 /// A state-changing request a yes let through.
@@ -155,8 +155,8 @@ impl State {
             stopped: None,
             known_drove_last: false,
             model_steps_at_hand_over: 0,
-            steps: super::result::StepsBy::default(),
-            asked: super::result::Asked::default(),
+            steps: crate::feed::result::StepsBy::default(),
+            asked: crate::feed::result::Asked::default(),
         }
     }
 

@@ -4,19 +4,7 @@
 
 use crate::browser::BrowserError;
 
-/// Why an action failed, when it is worth one more try.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
-#[serde(rename_all = "snake_case")]
-pub enum Trouble {
-    /// Something else was on top of it.
-    Obscured,
-    /// Not visible, or outside the viewport.
-    NotVisible,
-    /// Taken out of the page and put back (a re-render).
-    Detached,
-    /// Not ready in time (not stable, still loading).
-    Slow,
-}
+pub use crate::feed::event::Trouble;
 
 /// Call-log phrases and what they mean, checked from the log's end.
 const TROUBLES: &[(&str, Trouble)] = &[

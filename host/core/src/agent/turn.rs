@@ -1,7 +1,7 @@
 //! What one turn leaves behind: a result for the driver and the loop going
 //! on, or the run's end.
 
-use super::result::TaskResult;
+use crate::feed::result::TaskResult;
 
 /// What a turn leaves behind.
 pub enum Turn {

@@ -57,7 +57,7 @@ pub enum Event {
         /// Who proposed it: the model, the offline policy, a replayed step,
         /// an MCP client.
         #[serde(skip_serializing_if = "Option::is_none")]
-        origin: Option<super::action::Origin>,
+        origin: Option<Origin>,
     },
     Refused {
         turn: u32,
@@ -122,7 +122,7 @@ pub enum Event {
     Recovered {
         turn: u32,
         tool: String,
-        trouble: super::trouble::Trouble,
+        trouble: Trouble,
         /// What the host did first: dismissed, scrolled, waited.
         after: String,
         ok: bool,
@@ -221,4 +221,47 @@ pub enum Event {
 pub struct ReleasedRequest {
     pub method: String,
     pub url: String,
+}
+
+/// Who proposed an action.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Origin {
+    /// A model the host talks to.
+    Model,
+    /// The plugin's plan: the offline policy, or plan first before a model.
+    Plan,
+    /// A step of a remembered path (`--replay`, or the offline policy's
+    /// first choice).
+    Replay,
+    /// The host's second try of an action that failed on something in the
+    /// way; it runs only where the decision would not ask.
+    Retry,
+    /// The host's press on the button that closes an overlay; it runs only
+    /// where the decision would not ask.
+    Dismissal,
+    /// An MCP client's own model, one call a turn.
+    Client,
+}
+
+impl Origin {
+    /// Whether the host itself proposed it. The host never asks the person
+    /// for its own moves: where one would need a yes it is not made.
+    pub fn is_hosts(self) -> bool {
+        matches!(self, Origin::Retry | Origin::Dismissal)
+    }
+}
+
+/// Why an action failed, when it is worth one more try.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Trouble {
+    /// Something else was on top of it.
+    Obscured,
+    /// Not visible, or outside the viewport.
+    NotVisible,
+    /// Taken out of the page and put back (a re-render).
+    Detached,
+    /// Not ready in time (not stable, still loading).
+    Slow,
 }

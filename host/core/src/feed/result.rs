@@ -92,7 +92,7 @@ impl TaskResult {
         }
     }
 
-    pub(super) fn with_error(mut self, error: impl Into<String>) -> Self {
+    pub(crate) fn with_error(mut self, error: impl Into<String>) -> Self {
         self.error = Some(error.into());
         self
     }
@@ -142,7 +142,7 @@ pub struct Tokens {
 }
 
 impl Tokens {
-    pub(super) fn add(&mut self, other: Tokens) {
+    pub(crate) fn add(&mut self, other: Tokens) {
         self.input += other.input;
         self.output += other.output;
         self.cached += other.cached;
