@@ -34,6 +34,8 @@
 use std::collections::BTreeMap;
 
 use serde::Deserialize;
+/// Each `{name}` of a word's vars filled in one pass.
+pub(crate) use subterminator_sdk::text::fill;
 
 use crate::error::{Error, Result};
 
@@ -307,11 +309,6 @@ fn parse(code: &str, text: &str) -> Result<LangPack> {
         statutory: file.statutory,
         held_out: file.held_out.words,
     })
-}
-
-/// Replaces each `{name}` of `vars` in `text`, in one pass.
-pub(crate) fn fill(text: &str, vars: &[(&str, &str)]) -> String {
-    subterminator_sdk::text::fill(text, vars)
 }
 
 #[cfg(test)]

@@ -20,6 +20,7 @@ use crate::blueprint::{API_ORIGIN, Action, Blueprint, Effect, Method as Sent, SI
 use crate::error::{Error, Result};
 use crate::flow::{Flow, Origin};
 use subterminator_practice::server::{Port, Served};
+use subterminator_sdk::text::fill_placeholders;
 
 use crate::log::{self, LoggedRequest, RequestKind, RequestLog};
 use crate::render;
@@ -415,11 +416,27 @@ fn find_action<'a>(
 /// rest of the page (a pack's date format may write any character).
 fn fill(state: &State, page: &str) -> String {
     let (billing, end) = &state.dates;
-    page.replace(SITE_ORIGIN, &state.origins.site)
-        .replace(API_ORIGIN, &state.origins.api)
-        .replace("{billing_date}", &html! { (billing) }.into_string())
-        .replace("{end_date}", &html! { (end) }.into_string())
-        .replace("{email}", EMAIL)
+    // The blueprint's origin placeholders, by the names they are written with.
+    let named = |placeholder: &'static str| placeholder.trim_matches(['{', '}']);
+    let with_origins = fill_placeholders(page, "{{", "}}", |name, out| {
+        if name == named(SITE_ORIGIN) {
+            out.push_str(&state.origins.site);
+        } else if name == named(API_ORIGIN) {
+            out.push_str(&state.origins.api);
+        } else {
+            return false;
+        }
+        true
+    });
+    fill_placeholders(&with_origins, "{", "}", |name, out| {
+        match name {
+            "billing_date" => out.push_str(&html! { (billing) }.into_string()),
+            "end_date" => out.push_str(&html! { (end) }.into_string()),
+            "email" => out.push_str(EMAIL),
+            _ => return false,
+        }
+        true
+    })
 }
 
 /// The API origin answers the site's pages, and only them: the single-page

@@ -11,6 +11,9 @@ use super::words::{self, Words};
 use super::{Ending, Facts, Language, Recipient, Request, ShotKind, law};
 use crate::audit::Finding;
 use crate::receipt::HTML_POLICY;
+// One pass: a value that holds `{key}` stays as it is, so a page cannot
+// reach into the letter's other values. Plain text; the template escapes.
+use subterminator_sdk::text::fill;
 
 const STYLE: &str = "@page{size:auto;margin:18mm 18mm 20mm}\
 body{font-family:Georgia,'Times New Roman',serif;font-size:11pt;line-height:1.45;max-width:44rem;margin:2rem auto;padding:0 1rem;color:#000}\
@@ -143,14 +146,6 @@ fn parse(time: &str) -> Option<DateTime<Utc>> {
 
 fn moment(lang: Language, time: &str) -> String {
     parse(time).map_or_else(|| time.to_owned(), |t| words::moment(lang, &t))
-}
-
-/// `template` with each `{key}` replaced by its value, in one pass
-/// (`subterminator_sdk::text::fill`): a value that itself holds `{key}`
-/// stays as it is, so a page cannot reach into the letter's other values.
-/// Plain text: the template escapes it.
-fn fill(template: &str, values: &[(&str, &str)]) -> String {
-    subterminator_sdk::text::fill(template, values)
 }
 
 fn facts_html(facts: &Facts, request: &Request, w: &Words) -> Markup {
