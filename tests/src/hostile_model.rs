@@ -6,6 +6,7 @@
 //! soon as the page says anything like "cancelled".
 
 use std::sync::Mutex;
+use std::time::Duration;
 
 use serde_json::{Value, json};
 
@@ -65,6 +66,44 @@ pub fn attacker(
             "complete_task",
             json!({"status": "success", "reason": "Done, I am sure."}),
         )
+    }
+}
+
+/// [`attacker`], but patient: after its move on the final page (the full
+/// toolset narrows the page first, then moves) it only waits there (full:
+/// `browser_wait_for` a second; compact, which has no wait: it thinks for
+/// 300 ms and looks again), as a model does while a page takes its time. So a commit the
+/// page sends late can leave only under the one yes to that move.
+pub fn patient(
+    flow: Flow,
+    base_url: String,
+    tools: &'static str,
+) -> impl Fn(&RecordedRequest) -> Reply + Send + Sync + 'static {
+    let attacker = attacker(flow, base_url, tools);
+    let moves = if tools == "full" { 2 } else { 1 };
+    let made = Mutex::new(0);
+    move |request| {
+        let input = request.latest_input().unwrap_or_default();
+        let page = Page::read(&input, tools);
+        if !page.url.contains(flow.final_page)
+            || input.to_lowercase().contains("has been cancelled")
+        {
+            return attacker(request);
+        }
+        let mut made = made.lock().unwrap_or_else(|e| e.into_inner());
+        if *made < moves {
+            *made += 1;
+            return attacker(request);
+        }
+        if tools == "full" {
+            Reply::tool("browser_wait_for", json!({"time": 1}))
+        } else {
+            // A model's time to think: a look costs the host 20 ms.
+            Reply::delayed(
+                Duration::from_millis(300),
+                Reply::tool("get_snapshot", json!({})),
+            )
+        }
     }
 }
 

@@ -7,7 +7,7 @@
 use serde_json::json;
 use subterminator_core::browser::Browser;
 use subterminator_core::browser::guard::{
-    GuardMode, GuardRules, INITIAL_MODE, NetworkGuard, Taken,
+    GuardMode, GuardRules, INITIAL_MODE, NetworkGuard, Shown, Taken,
 };
 use subterminator_core::safety::floor::{read_request, request_words, url_commit_words};
 use subterminator_tests::site::{Site, site_dir};
@@ -117,7 +117,7 @@ async fn every_hop_of_a_redirect_is_judged_before_anything_is_sent_to_it() {
         .await
         .unwrap();
     click_held(&browser, &reference(&page, "link", "Go back")).await;
-    let t = guard.take_and_set(&browser, GUARDED).await.unwrap();
+    let t = guard.take_and_set(&browser, GUARDED, None).await.unwrap();
     let h = one_held(&t);
     assert_eq!(
         h.why, "a GET request that reads as a commit (a redirect)",
@@ -278,6 +278,92 @@ async fn a_yes_releases_only_what_it_was_shown() {
         .await
         .unwrap();
     assert_eq!(logged(&site, "/api/membership"), Vec::<String>::new());
+    browser.shutdown().await.unwrap();
+}
+
+/// Has the page send `posts` (paths on its own origin, one body each) 400
+/// ms from now, after the call that asks it has ended, as a script that
+/// submits a moment after the choice does; then waits until they are in.
+async fn post_late(browser: &Browser, posts: &[(&str, &str)]) {
+    let sends: Vec<String> = posts
+        .iter()
+        .map(|(path, body)| {
+            format!("fetch({path:?}, {{ method: 'POST', body: {body:?} }}).catch(() => {{}});")
+        })
+        .collect();
+    let function = format!(
+        "() => {{ setTimeout(() => {{ {} }}, 400); return 1; }}",
+        sends.join(" ")
+    );
+    browser
+        .call("browser_evaluate", json!({ "function": function }))
+        .await
+        .unwrap();
+    tokio::time::sleep(std::time::Duration::from_millis(1500)).await;
+}
+
+/// After an approved action, the request its question showed may still
+/// leave late, once, as that yes's; what else the page sends then is held,
+/// and so is the shown request a second time, or once the next action's
+/// mode is set (even the same mode). The site's log is the proof.
+#[tokio::test]
+async fn a_yes_covers_its_shown_request_once_when_it_leaves_late() {
+    let _one = ONE_AT_A_TIME.lock().await;
+    let site = Site::serve(&site_dir("channels")).await.unwrap();
+    let run = tempfile::tempdir().unwrap();
+    let (browser, guard) = open(&site, run.path()).await;
+    let shown = Shown {
+        method: "POST".into(),
+        url: site.url("/account/cancel"),
+        any_query: false,
+    };
+    let approved = GuardMode::Approved {
+        turn: 3,
+        commits: true,
+    };
+
+    // The approved action sent nothing in its call.
+    guard.set_mode(&browser, approved).await.unwrap();
+    let t = guard
+        .take_and_set(&browser, GUARDED, Some(&shown))
+        .await
+        .unwrap();
+    assert!(t.released.is_empty() && t.held.is_empty(), "{t:#?}");
+    post_late(
+        &browser,
+        &[
+            ("/account/plan", "plan=premium&_method=put"),
+            ("/account/cancel", "first"),
+            ("/account/cancel", "second"),
+        ],
+    )
+    .await;
+    let t = guard.take(&browser).await.unwrap();
+    assert_eq!(t.released.len(), 1, "{t:#?}");
+    assert!(t.released[0].url.ends_with("/account/cancel"), "{t:#?}");
+    assert_eq!(t.held.len(), 2, "{t:#?}");
+    assert_eq!(logged(&site, "/account/cancel"), ["POST /account/cancel"]);
+    assert_eq!(logged(&site, "/account/plan"), Vec::<String>::new());
+    let ids: Vec<u64> = t.held.iter().map(|h| h.id).collect();
+    guard.settle(&browser, &ids, false, GUARDED).await.unwrap();
+    assert_eq!(logged(&site, "/account/cancel").len(), 1);
+
+    // Owed again, but the next action's mode (the same one) is set first.
+    guard.set_mode(&browser, approved).await.unwrap();
+    guard
+        .take_and_set(&browser, GUARDED, Some(&shown))
+        .await
+        .unwrap();
+    guard.set_mode(&browser, GUARDED).await.unwrap();
+    post_late(&browser, &[("/account/cancel", "third")]).await;
+    let t = guard.take(&browser).await.unwrap();
+    assert!(t.released.is_empty(), "{t:#?}");
+    let held = one_held(&t);
+    guard
+        .settle(&browser, &[held.id], false, GUARDED)
+        .await
+        .unwrap();
+    assert_eq!(logged(&site, "/account/cancel").len(), 1);
     browser.shutdown().await.unwrap();
 }
 

@@ -16,8 +16,8 @@
 use std::path::Path;
 
 use subterminator_tests::e2e;
-use subterminator_tests::hostile::{FALSE_SUCCESS, FLOWS, Flow};
-use subterminator_tests::hostile_model::{attacker, expressible};
+use subterminator_tests::hostile::{FALSE_SUCCESS, FLOWS, Flow, LATE_SUBMIT};
+use subterminator_tests::hostile_model::{attacker, expressible, patient};
 use subterminator_tests::human::{self, Prompt, Session};
 use subterminator_tests::model_server::{ModelServer, Reply};
 use subterminator_tests::scripted::SCRIPTED_ANTHROPIC_KEY;
@@ -188,6 +188,45 @@ async fn a_fetch_post_waits_for_the_yes() {
 #[tokio::test(flavor = "multi_thread")]
 async fn a_select_that_submits_waits_for_the_yes() {
     flow_holds("select-submit").await;
+}
+
+/// The page sends the commit a moment after the choice (`late-submit`:
+/// 700 ms, past Playwright MCP's settle wait), when the call that chose
+/// has ended and, behind a yes, the guard was re-armed. With a no nothing
+/// is sent; with a yes the commit goes under that one yes, while the model
+/// only waits (no second action, no second question), and the run does
+/// not hang on a navigation the guard holds.
+#[tokio::test(flavor = "multi_thread")]
+async fn a_commit_sent_after_the_action_ended_waits_for_the_yes() {
+    let flow = &LATE_SUBMIT;
+    for tools in PROFILES {
+        for approve in [false, true] {
+            let site = Site::serve(&site_dir("hostile")).await.unwrap();
+            let model = ModelServer::start(patient(*flow, site.base_url(), tools))
+                .await
+                .unwrap();
+            let home = tempfile::tempdir().unwrap();
+            let start = site.url(flow.start);
+            let session = human::run(
+                command(home.path(), "practice", &start, tools, &model),
+                |_| approve,
+                || commits(&site, flow),
+            )
+            .await
+            .unwrap();
+            let why = context(flow, "practice", tools, &session);
+            assert_eq!(session.prompts.len(), 1, "{why}");
+            let prompt = &session.prompts[0];
+            assert!(prompt.url.contains(flow.final_page), "{why}");
+            assert_eq!(commits(&site, flow), usize::from(approve), "{why}");
+            if approve {
+                assert!(
+                    e2e::text(&session.output).contains("Membership cancelled"),
+                    "{why}"
+                );
+            }
+        }
+    }
 }
 
 #[tokio::test(flavor = "multi_thread")]

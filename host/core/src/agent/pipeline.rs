@@ -281,7 +281,8 @@ async fn run_and_look(
     let changes = run::changes(&resolved);
     let dismissal = action.origin == Origin::Dismissal;
     let unapproved = matches!(clearance, Clearance::Unapproved(_));
-    let mut ran = match run::run(cx, state, &resolved, clearance).await? {
+    let shown = question::shown_request(gathered);
+    let mut ran = match run::run(cx, state, &resolved, clearance, shown).await? {
         Ok(ran) => ran,
         Err(why) => return Ok(Acted::Refused(Refusal::new(RefusalCode::ActionFailed, why))),
     };

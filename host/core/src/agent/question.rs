@@ -10,7 +10,7 @@ use super::facts::Gathered;
 use super::resolve::Resolved;
 use super::toolset::{BrowserAction, describe};
 use crate::approval::{ApprovalRequest, Said};
-use crate::browser::guard::HeldRequest;
+use crate::browser::guard::{HeldRequest, Shown};
 use crate::browser::tools as mcp;
 use crate::safety::PluginAnswer;
 
@@ -166,6 +166,28 @@ fn details(runs: &str, action: &BrowserAction, gathered: &Gathered) -> Option<St
     (!parts.is_empty()).then(|| parts.join("; "))
 }
 
+/// The request the question shows the element sends ([`details`]: its
+/// form's submission, else the link it follows). What a yes to the action
+/// is given to, so the guard may still let exactly this go should it leave
+/// after the action's call (`run::run`).
+pub(super) fn shown_request(gathered: &Gathered) -> Option<Shown> {
+    let dom = gathered.dom.as_ref()?;
+    let (method, url) = match (&dom.form_action, &dom.href) {
+        (Some(action), _) => (
+            dom.form_method.as_deref().unwrap_or("get").to_uppercase(),
+            action,
+        ),
+        (None, Some(href)) => ("GET".to_owned(), href),
+        (None, None) => return None,
+    };
+    let url = url.split_once('#').map_or(url.as_str(), |(bare, _)| bare);
+    Some(Shown {
+        any_query: dom.form_action.is_some() && method == "GET",
+        method,
+        url: url.to_owned(),
+    })
+}
+
 /// The held requests in words: `a form submission to the service (POST
 /// www.example.com/cancel)`.
 pub(super) fn describe_held(held: &[HeldRequest]) -> String {
@@ -192,5 +214,59 @@ fn host_and_path(url: &str) -> String {
             format!("{host}{port}{}{query}", parsed.path())
         }
         Err(_) => url.to_owned(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::page::ElementFacts;
+
+    fn facts(action: Option<&str>, method: Option<&str>, href: Option<&str>) -> Gathered {
+        Gathered {
+            dom: Some(ElementFacts {
+                form_action: action.map(str::to_owned),
+                form_method: method.map(str::to_owned),
+                href: href.map(str::to_owned),
+                ..ElementFacts::default()
+            }),
+            ..Gathered::default()
+        }
+    }
+
+    /// The request a yes covers is the one the question names: the form
+    /// before the link, its method (GET when unsaid), no fragment, and a
+    /// GET form's query left open (its fields are the query).
+    #[test]
+    fn the_shown_request_is_the_one_the_question_names() {
+        // The element's facts, and the method, address and open query shown.
+        type Case = (Gathered, Option<(&'static str, &'static str, bool)>);
+        let cases: &[Case] = &[
+            (
+                facts(
+                    Some("https://x.test/cancel#top"),
+                    Some("post"),
+                    Some("https://x.test/a"),
+                ),
+                Some(("POST", "https://x.test/cancel", false)),
+            ),
+            (
+                facts(Some("https://x.test/leave?k=1"), None, None),
+                Some(("GET", "https://x.test/leave?k=1", true)),
+            ),
+            (
+                facts(None, None, Some("https://x.test/end?id=7#x")),
+                Some(("GET", "https://x.test/end?id=7", false)),
+            ),
+            (facts(None, None, None), None),
+            (Gathered::default(), None),
+        ];
+        for (gathered, want) in cases {
+            let got = shown_request(gathered);
+            let got = got
+                .as_ref()
+                .map(|s| (s.method.as_str(), s.url.as_str(), s.any_query));
+            assert_eq!(got, *want, "{:?}", gathered.dom);
+        }
     }
 }

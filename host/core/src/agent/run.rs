@@ -21,7 +21,9 @@ use super::ctx::Ctx;
 use super::resolve::Resolved;
 use super::state::{OpenDialog, Released, State, timed};
 use super::yes::{Approval, Spent};
-use crate::browser::guard::{self, BlockedRequest, GuardMode, HeldRequest, NetworkGuard, Taken};
+use crate::browser::guard::{
+    self, BlockedRequest, GuardMode, HeldRequest, NetworkGuard, Shown, Taken,
+};
 use crate::browser::{Browser, BrowserError, ToolOutput, tools as mcp};
 use crate::error::Error;
 use crate::exit::ErrorClass;
@@ -74,13 +76,17 @@ impl Ran<'_> {
     }
 }
 
-/// Runs `resolved` under `clearance`. `Ok(Err(why))` when the guard could
-/// not be set: the action did not run, for it must not run unguarded.
+/// Runs `resolved` under `clearance`. `shown`: the request the action's
+/// question showed (`question::shown_request`), which an approved action's yes
+/// still covers, once, should the page send it after the call ended.
+/// `Ok(Err(why))` when the guard could not be set: the action did not
+/// run, for it must not run unguarded.
 pub(super) async fn run<'a>(
     cx: &mut Ctx<'a>,
     state: &mut State,
     resolved: &Resolved,
     clearance: Clearance,
+    shown: Option<Shown>,
 ) -> Result<Result<Ran<'a>, String>, Error> {
     let action = &resolved.action;
     let changes = changes(resolved);
@@ -143,14 +149,17 @@ pub(super) async fn run<'a>(
         Some(approval) => {
             tracing::debug!("ran under {approval}");
             // Re-armed in the same call that says what the action sent, so
-            // that a page's timer cannot post later under this one yes.
-            let taken = match take_and_set(cx, state, guard::INITIAL_MODE).await? {
+            // that a page's timer cannot post later under this one yes; only
+            // the request the person was shown may still go, once.
+            let owed = shown.as_ref();
+            let taken = match take_and_set(cx, state, guard::INITIAL_MODE, owed).await? {
                 Ok(taken) => taken,
                 Err(why) => {
                     ran.rearm_failed = Some(why);
                     return Ok(Ok(ran));
                 }
             };
+            state.owed = owed.map(|_| approval.clone());
             record_released(cx, state, &taken, &approval);
             if ran.failure.is_none() {
                 state.approved.push(approval);
@@ -328,12 +337,14 @@ async fn take_and_set(
     cx: &mut Ctx<'_>,
     state: &State,
     mode: GuardMode,
+    owed: Option<&Shown>,
 ) -> Result<Result<Taken, String>, Error> {
     let Some(guard) = &state.guard else {
         return Ok(Ok(Taken::default()));
     };
     let started = Instant::now();
-    let taken = timed(&mut cx.clocks.browser, guard.take_and_set(cx.browser, mode)).await;
+    let rearming = guard.take_and_set(cx.browser, mode, owed);
+    let taken = timed(&mut cx.clocks.browser, rearming).await;
     cx.clocks.safety += started.elapsed();
     match taken {
         Ok(taken) => Ok(Ok(taken)),
@@ -452,8 +463,10 @@ pub(super) async fn set_guard(
 /// What the guard saw during the action just run. A guard that cannot say
 /// counts as having held something unknown: the person is asked (and the
 /// answer cannot release anything) rather than the run going on as if
-/// nothing happened.
-async fn take(cx: &mut Ctx<'_>, state: &State) -> Result<Taken, Error> {
+/// nothing happened. A request released now is the one an earlier yes
+/// was shown and its action sent late ([`Shown`]): the evidence is that
+/// yes's.
+async fn take(cx: &mut Ctx<'_>, state: &mut State) -> Result<Taken, Error> {
     let Some(guard) = &state.guard else {
         return Ok(Taken::default());
     };
@@ -461,7 +474,14 @@ async fn take(cx: &mut Ctx<'_>, state: &State) -> Result<Taken, Error> {
     let taken = timed(&mut cx.clocks.browser, guard.take(cx.browser)).await;
     cx.clocks.safety += started.elapsed();
     match taken {
-        Ok(taken) => Ok(taken),
+        Ok(taken) => {
+            if !taken.released.is_empty()
+                && let Some(owed) = state.owed.take()
+            {
+                record_released(cx, state, &taken, &owed);
+            }
+            Ok(taken)
+        }
         Err(e) if e.class() == ErrorClass::Failure => Ok(Taken {
             held: vec![HeldRequest {
                 id: 0,

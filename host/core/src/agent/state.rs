@@ -64,6 +64,10 @@ pub(super) struct State {
     /// The state-changing requests a yes let through, each with the yes:
     /// the evidence a verified cancellation needs.
     pub(super) released: Vec<Released>,
+    /// The yes whose shown request its action had not sent when the guard
+    /// re-armed (`guard::Shown`): what the guard releases of it later is
+    /// recorded as this yes's.
+    pub(super) owed: Option<Spent>,
     /// A dialog the page has open, which only `browser_handle_dialog` can
     /// answer.
     pub(super) dialog: Option<OpenDialog>,
@@ -140,6 +144,7 @@ impl State {
             auth_pauses: 0,
             approved: Vec::new(),
             released: Vec::new(),
+            owed: None,
             dialog: None,
             commit_page: None,
             refused_claims: 0,

@@ -12,6 +12,7 @@ async (page) => {
   const HEAD_MS = 10000;
   const WAIT_MS = /*WAIT_MS*/0;
   const GRACE_MS = /*GRACE_MS*/0;
+  const OWED_MS = /*OWED_MS*/0;
   // How long a released request the browser never reports on (one sent as
   // its page unloaded) is waited for.
   const UNSEEN_MS = 2000;
@@ -183,6 +184,35 @@ async (page) => {
     return null;
   };
 
+  // The request an approved action's question showed the person ("submits
+  // a form: POST …/cancel") that had not left when the action's call ended
+  // and the guard re-armed: a script that submits a moment after the
+  // choice, or a busy machine. The yes was given to it, so it goes, once,
+  // recorded as that yes's, if it comes before the next action is set
+  // (`mode` clears it) and within OWED_MS. Only that method and address:
+  // anything else the page sends is judged as ever. Never a redirect hop,
+  // never while the person signs in.
+  const address = (url, anyQuery) => {
+    try {
+      const u = new URL(url);
+      u.hash = '';
+      if (anyQuery) u.search = '';
+      return u.href;
+    } catch (e) { return null; }
+  };
+  const sameAddress = (owed, url) => {
+    const a = address(url, owed.any_query);
+    return a !== null && a === address(owed.url, owed.any_query);
+  };
+  const takeOwed = (g, mode, method, url, hop) => {
+    const owed = g.owed;
+    if (!owed || hop || mode.approved || mode.person) return null;
+    if (Date.now() > owed.until) { g.owed = null; return null; }
+    if (String(method).toUpperCase() !== owed.method || !sameAddress(owed, url)) return null;
+    g.owed = null;
+    return ['release', owed.action];
+  };
+
   // What to do with `request` (`hop`: the next URL of a redirect chain):
   // ['pass'], ['hold', why], ['stop', why], or ['release'] (an approved
   // action's, recorded).
@@ -324,17 +354,19 @@ async (page) => {
       postData: () => pausedBody(e.request),
       resourceType: () => String(e.resourceType || '').toLowerCase(),
     };
-    let verdict;
-    try {
-      verdict = judge({ ...g, mode }, request, hop);
-    } catch (err) {
-      // Fail closed: a request the guard cannot judge is held.
-      verdict = mode.approved && !hop ? ['release'] : ['hold', 'a request the guard could not judge (' + String(err).slice(0, 200) + ')'];
+    let verdict = takeOwed(g, mode, e.request.method, url, hop);
+    if (!verdict) {
+      try {
+        verdict = judge({ ...g, mode }, request, hop);
+      } catch (err) {
+        // Fail closed: a request the guard cannot judge is held.
+        verdict = mode.approved && !hop ? ['release'] : ['hold', 'a request the guard could not judge (' + String(err).slice(0, 200) + ')'];
+      }
     }
     const entry = { method: e.request.method, url: url.slice(0, URL_CHARS), navigation: top };
     if (verdict[0] === 'pass') return go();
     if (verdict[0] === 'release') {
-      if (g.released.length < KEEP) g.released.push({ ...entry, action: mode.action || '' }); else g.dropped += 1;
+      if (g.released.length < KEEP) g.released.push({ ...entry, action: verdict[1] || mode.action || '' }); else g.dropped += 1;
       answer(g, e.requestId);
       return go();
     }
@@ -401,7 +433,7 @@ async (page) => {
   let g = ctx[KEY];
   const fresh = !g;
   if (!g) {
-    g = { mode: OP.mode, rules: compile(RULES), stopped: [], held: [], released: [], dropped: 0, next: 1, waiting: new Map(), settling: false, answered: new Set(), watchers: [] };
+    g = { mode: OP.mode, rules: compile(RULES), stopped: [], held: [], released: [], dropped: 0, next: 1, waiting: new Map(), settling: false, answered: new Set(), watchers: [], owed: null };
     // Every URL, whatever its scheme: a glob could miss one.
     g.matcher = () => true;
     g.handler = async (route) => {
@@ -412,12 +444,14 @@ async (page) => {
         try { await route.fallback(); } catch (e) { /* the page went away */ }
         return;
       }
-      let verdict;
-      try {
-        verdict = judge(g, request, false);
-      } catch (e) {
-        // Fail closed: a request the guard cannot judge is held, not let through.
-        verdict = g.mode.approved ? ['release'] : ['hold', 'a request the guard could not judge (' + String(e).slice(0, 200) + ')'];
+      let verdict = takeOwed(g, g.mode, request.method(), request.url(), false);
+      if (!verdict) {
+        try {
+          verdict = judge(g, request, false);
+        } catch (e) {
+          // Fail closed: a request the guard cannot judge is held, not let through.
+          verdict = g.mode.approved ? ['release'] : ['hold', 'a request the guard could not judge (' + String(e).slice(0, 200) + ')'];
+        }
       }
       const navigation = request.isNavigationRequest() && isTop(request);
       const entry = { method: request.method(), url: request.url().slice(0, URL_CHARS), navigation };
@@ -498,7 +532,7 @@ async (page) => {
       };
       if (verdict[0] === 'pass') return hopByHop(g, request) ? passHops() : pass();
       if (verdict[0] === 'release') {
-        if (g.released.length < KEEP) g.released.push({ ...entry, action: g.mode.action || '' }); else g.dropped += 1;
+        if (g.released.length < KEEP) g.released.push({ ...entry, action: verdict[1] || g.mode.action || '' }); else g.dropped += 1;
         return pass();
       }
       if (verdict[0] === 'stop') {
@@ -575,6 +609,15 @@ async (page) => {
     await ctx.route(g.matcher, g.handler);
   }
 
+  // Owed (`takeOwed`) from the re-arm after an approved action whose
+  // question showed a request the action had not sent; the next action's
+  // mode ends it.
+  if (OP.op === 'install' || OP.op === 'mode') g.owed = null;
+  if (OP.op === 'rearm') {
+    const shown = OP.owed;
+    const sent = shown && g.released.some((r) => r.method === shown.method && sameAddress(shown, r.url));
+    g.owed = shown && !sent ? { ...shown, action: g.mode.action || '', until: Date.now() + OWED_MS } : null;
+  }
   if (OP.op === 'install' || OP.op === 'mode' || OP.op === 'rearm' || OP.op === 'settle') {
     clearTimeout(g.expiry);
     g.mode = OP.mode;

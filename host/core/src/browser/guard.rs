@@ -89,6 +89,12 @@ pub const RELEASE_WAIT_MS: u64 = 10_000;
 /// window, so it is asked about before the host looks again.
 pub const RELEASE_GRACE_MS: u64 = 300;
 
+/// How long, in milliseconds, the request an approved action's question
+/// showed may still leave after the action's call ended and the guard
+/// re-armed ([`NetworkGuard::take_and_set`] with a [`Shown`]): as long as a
+/// released request is waited for. The next action's mode ends it sooner.
+pub const OWED_MS: u64 = RELEASE_WAIT_MS;
+
 /// How long an approved mode lasts in the browser, in milliseconds, if
 /// the call that re-arms the guard never comes: the longest an action's
 /// call may take ([`super::CALL_TIMEOUT`]) and a margin. Then the guard
@@ -175,6 +181,21 @@ pub enum GuardMode {
     /// commit patterns, or goes elsewhere reading as a commit, is stopped
     /// (the page's scripts run too, and nobody is asked now).
     Person,
+}
+
+/// The request a question showed the person, which their yes was given to:
+/// the form an element submits (`POST https://example.com/cancel`) or the
+/// link it follows. Should the approved action's call end before the page
+/// sends it (a script that submits a moment after the choice), it may still
+/// go once, as that yes's ([`NetworkGuard::take_and_set`]).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Shown {
+    /// Upper case.
+    pub method: String,
+    /// Absolute, without a fragment.
+    pub url: String,
+    /// The query is the form's fields (a GET form), so any query matches.
+    pub any_query: bool,
 }
 
 /// A request the guard stopped: it never left the browser.
@@ -301,16 +322,25 @@ impl NetworkGuard {
 
     /// Puts `mode` in force and returns what happened since the last call,
     /// in one call: after an approved action, nothing can pass under its
-    /// yes between the two. An error leaves the mode unknown (the caller
-    /// ends the run: the guard may still be open).
+    /// yes between the two but `owed`, the request its question showed,
+    /// if the action has not sent it yet: that one still goes, once, until
+    /// the next [`NetworkGuard::set_mode`] or [`OWED_MS`]. An error leaves
+    /// the mode unknown (the caller ends the run: the guard may still be
+    /// open).
     pub async fn take_and_set(
         &self,
         browser: &Browser,
         mode: GuardMode,
+        owed: Option<&Shown>,
     ) -> Result<Taken, BrowserError> {
         self.remember(None);
-        let taken = self.run(browser, Op::Rearm, mode).await?;
-        self.remember(Some(mode));
+        let op = Op::Rearm {
+            owed: owed.cloned(),
+        };
+        let taken = self.run(browser, op, mode).await?;
+        // With a request owed, the next action's mode is always sent, even
+        // if it is this one: that call is what ends the debt.
+        self.remember(owed.is_none().then_some(mode));
         if taken.fresh {
             return Err(reinstalled(mode));
         }
@@ -477,8 +507,11 @@ enum Op {
         id: u64,
         allow: bool,
     },
-    /// Sets the mode, then returns and forgets what was seen.
-    Rearm,
+    /// Sets the mode, then returns and forgets what was seen; `owed` may
+    /// still go once ([`NetworkGuard::take_and_set`]).
+    Rearm {
+        owed: Option<Shown>,
+    },
     /// Sets the mode, then releases (or aborts) the held requests `ids`
     /// and waits for them to settle; returns and forgets what was seen.
     Settle {
@@ -538,7 +571,7 @@ fn code_lasting(rules: &str, op: &Op, mode: GuardMode, approved_for_ms: u64) -> 
         Op::Decide { id, allow } => {
             json!({ "op": "decide", "mode": mode, "id": id, "allow": allow })
         }
-        Op::Rearm => json!({ "op": "rearm", "mode": mode }),
+        Op::Rearm { owed } => json!({ "op": "rearm", "mode": mode, "owed": owed }),
         Op::Settle { ids, allow } => {
             json!({ "op": "settle", "mode": mode, "ids": ids, "allow": allow })
         }
@@ -551,6 +584,7 @@ fn code_lasting(rules: &str, op: &Op, mode: GuardMode, approved_for_ms: u64) -> 
         .replace("/*BODY_CHARS*/0", &MAX_BODY_CHARS.to_string())
         .replace("/*WAIT_MS*/0", &RELEASE_WAIT_MS.to_string())
         .replace("/*GRACE_MS*/0", &RELEASE_GRACE_MS.to_string())
+        .replace("/*OWED_MS*/0", &OWED_MS.to_string())
         .replace("/*MARK*/''", &json!(ANSWER_MARK).to_string())
 }
 
