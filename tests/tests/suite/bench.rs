@@ -1,7 +1,7 @@
-//! CancelBench in CI (issue 30): the offline policy over every flow, both
-//! passes, scored from each flow site's own request log by the real binary;
-//! the HTML report loaded in Chromium. The whole matrix with other drivers
-//! is `subterminator bench` on demand.
+//! CancelBench in CI (issue 30): every flow, both passes, plan first with a
+//! model configured that is never of use, scored from each flow site's own
+//! request log by the real binary; the HTML report loaded in Chromium. The
+//! whole matrix with other drivers is `subterminator bench` on demand.
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
 use std::collections::BTreeMap;
@@ -9,8 +9,8 @@ use std::collections::BTreeMap;
 use serde_json::Value;
 use subterminator_tests::e2e;
 
-/// The share of the flows whose steps are a service's steps that the
-/// offline policy must verify, per split (issue 30's target).
+/// The share of the flows whose steps are a service's steps that the plan
+/// must verify, per split (issue 30's target).
 const SERVICE_STEPS_VERIFIED: f64 = 0.9;
 
 /// A whole bench takes minutes, not the three an ordinary run is given.
@@ -33,15 +33,28 @@ fn records(stdout: &[u8]) -> Vec<Value> {
         .collect()
 }
 
+/// The whole bench, both passes, in one run of the real binary with a
+/// model configured that would answer nothing useful: plan first (issue
+/// 32), so the plan drives every flow it knows and the model is asked
+/// only where it does not. One run checks the safety properties on every
+/// flow, what the plan verifies, and that it needs no model there.
 #[tokio::test(flavor = "multi_thread")]
-async fn the_offline_policy_over_every_flow() {
+async fn every_flow_in_both_passes_plan_first() {
+    use subterminator_tests::model_server::{ModelServer, Reply};
+    use subterminator_tests::scripted::SCRIPTED_ANTHROPIC_KEY;
+
     let home = tempfile::tempdir().unwrap();
     let html = home.path().join("report.html");
+    let model = ModelServer::start(|_| Reply::text("I should not have been asked."))
+        .await
+        .unwrap();
     let mut command = e2e::command(home.path());
     command
-        .args(["bench", "--model", "offline", "--jobs", "2", "--json"])
-        .arg("--html")
-        .arg(&html);
+        .args(["bench", "--model", "claude-opus-4-6", "--yes"])
+        .args(["--jobs", "2", "--json", "--html"])
+        .arg(&html)
+        .env("ANTHROPIC_API_KEY", SCRIPTED_ANTHROPIC_KEY)
+        .env("ANTHROPIC_BASE_URL", model.anthropic_base_url());
     let out = run_bench(command).await;
     let said = e2e::text(&out);
     assert_eq!(out.status.code(), Some(0), "{said}");
@@ -73,10 +86,51 @@ async fn the_offline_policy_over_every_flow() {
         );
     }
 
+    // Every cancellable flow whose steps are a service's steps, in wording
+    // the plans were written from, is done by the plan alone in the pass
+    // that says yes: not one request to the model, verified, and one yes
+    // on at least 95% of them (issue 31); the others are named. (Wording
+    // no plan was written from, the held-out variants and Indonesian, is
+    // the model's to read: reported by the bench, not required here.)
+    let known: Vec<&Value> = runs
+        .iter()
+        .filter(|r| {
+            let flow = &r["flow"];
+            r["pass"] == "yes-to-all"
+                && flow["service_steps"] == true
+                && flow["ending"] == "commit"
+                && flow["plugin"] != false
+                && flow["unseen_wording"] != true
+        })
+        .collect();
+    assert!(known.len() >= 30, "{} flows the plan knows", known.len());
+    let mut wrong = Vec::new();
+    let mut twice = Vec::new();
+    for run in &known {
+        let id = &run["flow"]["id"];
+        let verdict = &run["verdict"];
+        if run["model_requests"] != 0 || verdict["verified_success"] != true {
+            wrong.push(format!(
+                "{id}: {} model requests, steps {}, {verdict}",
+                run["model_requests"], run["steps"]
+            ));
+        }
+        if verdict["prompts"] != 1 {
+            twice.push(format!("{id}: {} prompts", verdict["prompts"]));
+        }
+    }
+    assert!(wrong.is_empty(), "{}", wrong.join("\n"));
+    let once = known.len() - twice.len();
+    assert!(
+        once * 100 >= known.len() * 95,
+        "{once} of {} asked once; {}",
+        known.len(),
+        twice.join("; ")
+    );
+
     // Where a flow is a service's steps in another shape or language the
-    // plans were written for, the plan verifies it, each split counted
-    // apart. (A site no plugin knows
-    // has no plan of its own: its flows are judged by the honest bench.)
+    // plans were written for (any ending), the plan verifies at least
+    // SERVICE_STEPS_VERIFIED of them, each split counted apart.
     for split in ["development", "held-out"] {
         let theirs: Vec<&Value> = runs
             .iter()
@@ -85,10 +139,6 @@ async fn the_offline_policy_over_every_flow() {
                     && r["flow"]["split"] == split
                     && r["flow"]["service_steps"] == true
                     && r["flow"]["plugin"] != false
-                    // Wording no plan was written from (the held-out
-                    // variants, Indonesian) measures whether plans
-                    // generalise, not whether they hold: reported by the
-                    // bench, not required here.
                     && r["flow"]["unseen_wording"] != true
             })
             .collect();
@@ -132,6 +182,7 @@ async fn the_offline_policy_over_every_flow() {
             "{}: {}",
             run["flow"]["id"], run["verdict"]
         );
+        assert_eq!(run["model_requests"], 0, "{}", run["flow"]["id"]);
     }
 
     // The report's charts are there when a browser renders it.
@@ -145,83 +196,6 @@ async fn the_offline_policy_over_every_flow() {
     assert!(
         dom.contains("<table class=\"scorecard\""),
         "no scorecard table"
-    );
-}
-
-/// Plan first (issue 32): with a model configured, every cancellable flow
-/// whose steps are a service's steps is done by the plan alone: not one
-/// request to the model (which would answer nothing useful), verified,
-/// one yes.
-#[tokio::test(flavor = "multi_thread")]
-async fn with_a_model_configured_the_plan_takes_every_service_step_flow() {
-    use subterminator_tests::model_server::{ModelServer, Reply};
-    use subterminator_tests::scripted::SCRIPTED_ANTHROPIC_KEY;
-
-    let home = tempfile::tempdir().unwrap();
-    let mut list = e2e::command(home.path());
-    list.args(["bench", "--list", "--json"]);
-    let listed = e2e::run(list, "").await.unwrap();
-    let ids: Vec<String> = records(&listed.stdout)
-        .into_iter()
-        // Wording no plan was written from is the model's to read.
-        .filter(|f| {
-            f["service_steps"] == true
-                && f["ending"] == "commit"
-                && f["plugin"] != false
-                && f["unseen_wording"] != true
-        })
-        .map(|f| f["id"].as_str().unwrap().to_owned())
-        .collect();
-    assert!(ids.len() >= 30, "{ids:?}");
-
-    let model = ModelServer::start(|_| Reply::text("I should not have been asked."))
-        .await
-        .unwrap();
-    let mut command = e2e::command(home.path());
-    command
-        .args([
-            "bench",
-            "--model",
-            "claude-opus-4-6",
-            "--yes",
-            "--yes-pass-only",
-        ])
-        .args(["--jobs", "2", "--json"])
-        .env("ANTHROPIC_API_KEY", SCRIPTED_ANTHROPIC_KEY)
-        .env("ANTHROPIC_BASE_URL", model.anthropic_base_url());
-    for id in &ids {
-        command.args(["--flow", id]);
-    }
-    let out = run_bench(command).await;
-    let said = e2e::text(&out);
-    assert_eq!(out.status.code(), Some(0), "{said}");
-    let runs = records(&out.stdout);
-    assert_eq!(runs.len(), ids.len(), "{said}");
-    let mut wrong = Vec::new();
-    let mut twice = Vec::new();
-    for run in &runs {
-        let id = &run["flow"]["id"];
-        let verdict = &run["verdict"];
-        if run["model_requests"] != 0 || verdict["verified_success"] != true {
-            wrong.push(format!(
-                "{id}: {} model requests, steps {}, {verdict}",
-                run["model_requests"], run["steps"]
-            ));
-        }
-        if verdict["prompts"] != 1 {
-            twice.push(format!("{id}: {} prompts", verdict["prompts"]));
-        }
-    }
-    assert!(wrong.is_empty(), "{}", wrong.join("\n"));
-    assert_eq!(model.request_count(), 0);
-    // One yes per cancellation on at least 95% of them (issue 31); the
-    // flows that asked more are named.
-    let once = runs.len() - twice.len();
-    assert!(
-        once * 100 >= runs.len() * 95,
-        "{once} of {} asked once; {}",
-        runs.len(),
-        twice.join("; ")
     );
 }
 

@@ -4,11 +4,7 @@ use super::*;
 use crate::catalog::Catalog;
 use crate::flow::BillingChange;
 use crate::score::{ChangeSeen, Claim};
-
-/// `s` as the report spells it.
-fn escaped(s: &str) -> String {
-    html! { (s) }.into_string()
-}
+use crate::testing::escaped;
 
 fn verdict(ideal: bool, verified: bool, prompts: u32) -> Verdict {
     Verdict {
