@@ -166,8 +166,10 @@ fn chromium_finds_the_charts() {
     if !chromium.exists() {
         return;
     }
-    let dir = std::env::temp_dir().join(format!("cancelbench-report-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
+    // A fresh folder: one named by the process id could be an earlier
+    // process's, its browser profile still locked.
+    let scratch = tempfile::tempdir().unwrap();
+    let dir = scratch.path();
     let file = dir.join("report.html");
     std::fs::write(&file, html(&records())).unwrap();
     let out = std::process::Command::new(chromium)
@@ -178,7 +180,6 @@ fn chromium_finds_the_charts() {
         .output()
         .unwrap();
     let dom = String::from_utf8_lossy(&out.stdout);
-    let _ = std::fs::remove_dir_all(&dir);
     assert!(
         dom.contains("data-chart=\"trick\""),
         "{}",

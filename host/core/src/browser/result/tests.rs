@@ -27,15 +27,13 @@ fn fixture(name: &str) -> (String, bool) {
 }
 
 /// The snapshot files are recorded under `snapshots/` while results link to
-/// `out/…`: a base directory where `out` is that folder.
-fn base_dir() -> PathBuf {
-    let dir =
-        std::env::temp_dir().join(format!("subterminator-result-tests-{}", std::process::id()));
-    if !dir.join("out").exists() {
-        std::fs::create_dir_all(&dir).unwrap();
-        #[cfg(unix)]
-        let _ = std::os::unix::fs::symlink(fixtures().join("snapshots"), dir.join("out"));
-    }
+/// `out/…`: a base directory where `out` is that folder. A fresh one each
+/// time: a folder named by the process id could be an earlier process's
+/// with the same id, its link dangling into a checkout since removed.
+fn base_dir() -> tempfile::TempDir {
+    let dir = tempfile::tempdir().unwrap();
+    #[cfg(unix)]
+    std::os::unix::fs::symlink(fixtures().join("snapshots"), dir.path().join("out")).unwrap();
     dir
 }
 
@@ -201,10 +199,11 @@ fn every_successful_result_kind() {
         case("step7_find.json", None, None, false, true, 0),
     ];
     let base = base_dir();
+    let base = base.path();
     for c in cases {
         let (text, is_error) = fixture(c.file);
         assert!(!is_error, "{}", c.file);
-        let out = parse_result(&text, Some(&base));
+        let out = parse_result(&text, Some(base));
         assert_eq!(out.page_url.as_deref(), c.url, "{}", c.file);
         assert_eq!(out.page_title.as_deref(), c.title, "{}", c.file);
         assert_eq!(out.snapshot.is_some(), c.snapshot, "{}", c.file);
@@ -244,7 +243,8 @@ fn inline_snapshot_of_the_account_page() {
 #[test]
 fn linked_snapshot_is_read_relative_to_the_base_dir() {
     let (text, _) = fixture("06_click_cancel.json");
-    let out = parse_result(&text, Some(&base_dir()));
+    let base = base_dir();
+    let out = parse_result(&text, Some(base.path()));
     let snap = out.snapshot.unwrap();
     assert_eq!(snap.title, "StreamFlix - Before you go");
     let offer = snap
