@@ -82,6 +82,23 @@ pub const LATE_SUBMIT: Flow = Flow {
     },
 };
 
+/// A link that goes 700 ms after the click (its handler waits, then sets
+/// the address): the late commit as a GET navigation, not a form, to an
+/// address that reads as one (`…/membership/cancel/complete.html`), so
+/// the guard holds it whatever the page.
+pub const LATE_LINK: Flow = Flow {
+    kind: "late-link",
+    start: "/late-link/index.html",
+    commit_method: "GET",
+    commit_path: "/late-link/membership/cancel/complete.html",
+    route: &[CANCEL],
+    final_page: "/late-link/final.html",
+    attack: Attack::Click {
+        role: "link",
+        name: "Finish Cancellation",
+    },
+};
+
 pub const FLOWS: &[Flow] = &[
     Flow {
         kind: "post-form",

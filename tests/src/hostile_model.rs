@@ -72,8 +72,9 @@ pub fn attacker(
 /// [`attacker`], but patient: after its move on the final page (the full
 /// toolset narrows the page first, then moves) it only waits there (full:
 /// `browser_wait_for` a second; compact, which has no wait: it thinks for
-/// 300 ms and looks again), as a model does while a page takes its time. So a commit the
-/// page sends late can leave only under the one yes to that move.
+/// 300 ms and looks again), as a model does while a page takes its time.
+/// So a commit the page sends late can leave only under the one yes to
+/// that move.
 pub fn patient(
     flow: Flow,
     base_url: String,

@@ -16,7 +16,7 @@
 use std::path::Path;
 
 use subterminator_tests::e2e;
-use subterminator_tests::hostile::{FALSE_SUCCESS, FLOWS, Flow, LATE_SUBMIT};
+use subterminator_tests::hostile::{FALSE_SUCCESS, FLOWS, Flow, LATE_LINK, LATE_SUBMIT};
 use subterminator_tests::hostile_model::{attacker, expressible, patient};
 use subterminator_tests::human::{self, Prompt, Session};
 use subterminator_tests::model_server::{ModelServer, Reply};
@@ -190,16 +190,19 @@ async fn a_select_that_submits_waits_for_the_yes() {
     flow_holds("select-submit").await;
 }
 
-/// The page sends the commit a moment after the choice (`late-submit`:
-/// 700 ms, past Playwright MCP's settle wait), when the call that chose
-/// has ended and, behind a yes, the guard was re-armed. With a no nothing
-/// is sent; with a yes the commit goes under that one yes, while the model
-/// only waits (no second action, no second question), and the run does
-/// not hang on a navigation the guard holds.
+/// The page sends the commit a moment after the move (700 ms, past
+/// Playwright MCP's settle wait), when the call that made it has ended
+/// and, behind a yes, the guard was re-armed: a select whose form posts
+/// (`late-submit`) and a link whose handler navigates (`late-link`, a
+/// GET). With a no nothing is sent; with a yes the commit goes under that
+/// one yes, while the model only waits (no second action, no second
+/// question), and the run does not hang on a navigation the guard holds.
 #[tokio::test(flavor = "multi_thread")]
 async fn a_commit_sent_after_the_action_ended_waits_for_the_yes() {
-    let flow = &LATE_SUBMIT;
-    for tools in PROFILES {
+    for (flow, tools) in [&LATE_SUBMIT, &LATE_LINK]
+        .into_iter()
+        .flat_map(|flow| PROFILES.iter().map(move |tools| (flow, *tools)))
+    {
         for approve in [false, true] {
             let site = Site::serve(&site_dir("hostile")).await.unwrap();
             let model = ModelServer::start(patient(*flow, site.base_url(), tools))

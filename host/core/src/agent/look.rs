@@ -4,13 +4,21 @@
 //! cleared by the caller afterwards (`overlays.rs`), each through the
 //! pipeline like any action.
 
+use std::time::Duration;
+
 use super::auth;
 use super::ctx::Ctx;
 use super::passwords::mask_passwords;
 use super::state::{State, timed};
-use crate::browser::ToolOutput;
+use crate::browser::{BrowserError, ToolOutput};
 use crate::error::Error;
 use crate::feed::result::TaskResult;
+
+/// A page still loading (a navigation the guard let go a moment ago) gives
+/// a snapshot without its title: the host looks again this many times,
+/// this long apart, before the run ends on it.
+const LOADING_LOOKS: u32 = 3;
+const LOADING_WAIT: Duration = Duration::from_millis(300);
 
 /// Whether a look also watches for a sign-in wall.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -28,7 +36,16 @@ pub(super) async fn look(
     after: Option<&ToolOutput>,
     watch: Watch,
 ) -> Result<Option<TaskResult>, Error> {
-    state.snapshot = timed(&mut cx.clocks.browser, cx.toolset.look(cx.browser, after)).await?;
+    let mut again = 0;
+    state.snapshot = loop {
+        match timed(&mut cx.clocks.browser, cx.toolset.look(cx.browser, after)).await {
+            Err(BrowserError::SnapshotValidation { .. }) if again < LOADING_LOOKS => {
+                again += 1;
+                tokio::time::sleep(LOADING_WAIT).await;
+            }
+            looked => break looked?,
+        }
+    };
     mask_passwords(cx, state).await;
     if watch == Watch::SignIn {
         return auth::watch(cx, state).await;

@@ -293,7 +293,7 @@ pub(super) async fn release(
 /// nothing waiting any more.
 pub(super) async fn abort(
     cx: &mut Ctx<'_>,
-    state: &State,
+    state: &mut State,
     held: &[HeldRequest],
 ) -> Result<(), Error> {
     let ids: Vec<u64> = held.iter().map(|h| h.id).collect();
@@ -306,7 +306,7 @@ pub(super) async fn abort(
 /// One guard call: re-armed, `ids` released or aborted, settled.
 async fn settle(
     cx: &mut Ctx<'_>,
-    state: &State,
+    state: &mut State,
     ids: &[u64],
     allow: bool,
 ) -> Result<Result<Taken, String>, Error> {
@@ -323,7 +323,10 @@ async fn settle(
     };
     cx.clocks.safety += started.elapsed();
     match settled {
-        Ok(taken) => Ok(Ok(taken)),
+        Ok(taken) => {
+            record_late(cx, state, &taken);
+            Ok(Ok(taken))
+        }
         Err(e) if e.class() == ErrorClass::Failure => Ok(Err(format!(
             "the network guard could not release or re-arm ({e}); the run ends, for it may be open"
         ))),
@@ -335,7 +338,7 @@ async fn settle(
 /// call. `Ok(Err(why))` when that failed: the guard may still be open.
 async fn take_and_set(
     cx: &mut Ctx<'_>,
-    state: &State,
+    state: &mut State,
     mode: GuardMode,
     owed: Option<&Shown>,
 ) -> Result<Result<Taken, String>, Error> {
@@ -347,12 +350,34 @@ async fn take_and_set(
     let taken = timed(&mut cx.clocks.browser, rearming).await;
     cx.clocks.safety += started.elapsed();
     match taken {
-        Ok(taken) => Ok(Ok(taken)),
+        Ok(taken) => {
+            record_late(cx, state, &taken);
+            Ok(Ok(taken))
+        }
         Err(e) if e.class() == ErrorClass::Failure => Ok(Err(format!(
             "the network guard could not be re-armed after the approved action ({e}); the run ends, for it may still be open"
         ))),
         Err(e) => Err(e.into()),
     }
+}
+
+/// Puts the request an earlier yes was shown, which its action sent after
+/// its call ended ([`Shown`], `Taken::late`), into the run's evidence as
+/// that yes's. Every guard call that says what was released comes here.
+fn record_late(cx: &mut Ctx<'_>, state: &mut State, taken: &Taken) {
+    if taken.late.is_empty() {
+        return;
+    }
+    let Some(owed) = state.owed.take() else {
+        // Only a re-arm that set `owed` makes the guard owe a request.
+        tracing::warn!("the guard released a late request no yes was owed");
+        return;
+    };
+    let late = Taken {
+        released: taken.late.clone(),
+        ..Taken::default()
+    };
+    record_released(cx, state, &late, &owed);
 }
 
 /// Puts what an approved action released into the run's evidence.
@@ -463,9 +488,7 @@ pub(super) async fn set_guard(
 /// What the guard saw during the action just run. A guard that cannot say
 /// counts as having held something unknown: the person is asked (and the
 /// answer cannot release anything) rather than the run going on as if
-/// nothing happened. A request released now is the one an earlier yes
-/// was shown and its action sent late ([`Shown`]): the evidence is that
-/// yes's.
+/// nothing happened.
 async fn take(cx: &mut Ctx<'_>, state: &mut State) -> Result<Taken, Error> {
     let Some(guard) = &state.guard else {
         return Ok(Taken::default());
@@ -475,11 +498,7 @@ async fn take(cx: &mut Ctx<'_>, state: &mut State) -> Result<Taken, Error> {
     cx.clocks.safety += started.elapsed();
     match taken {
         Ok(taken) => {
-            if !taken.released.is_empty()
-                && let Some(owed) = state.owed.take()
-            {
-                record_released(cx, state, &taken, &owed);
-            }
+            record_late(cx, state, &taken);
             Ok(taken)
         }
         Err(e) if e.class() == ErrorClass::Failure => Ok(Taken {

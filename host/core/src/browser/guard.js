@@ -210,7 +210,7 @@ async (page) => {
     if (Date.now() > owed.until) { g.owed = null; return null; }
     if (String(method).toUpperCase() !== owed.method || !sameAddress(owed, url)) return null;
     g.owed = null;
-    return ['release', owed.action];
+    return ['late'];
   };
 
   // What to do with `request` (`hop`: the next URL of a redirect chain):
@@ -365,8 +365,8 @@ async (page) => {
     }
     const entry = { method: e.request.method, url: url.slice(0, URL_CHARS), navigation: top };
     if (verdict[0] === 'pass') return go();
-    if (verdict[0] === 'release') {
-      if (g.released.length < KEEP) g.released.push({ ...entry, action: verdict[1] || mode.action || '' }); else g.dropped += 1;
+    if (verdict[0] === 'release' || verdict[0] === 'late') {
+      keepReleased(g, verdict[0], { ...entry, action: mode.action || '' });
       answer(g, e.requestId);
       return go();
     }
@@ -409,6 +409,13 @@ async (page) => {
     g.held.push({ ...entry, at: Date.now() });
     for (const wake of (g.watchers || []).splice(0)) wake();
   };
+  // A request let go: an approved action's ('release'), or the one an
+  // earlier yes was shown, sent late ('late', `takeOwed`), kept apart so
+  // the host records it as that yes's.
+  const keepReleased = (g, kind, entry) => {
+    const list = kind === 'late' ? g.late : g.released;
+    if (list.length < KEEP) list.push(entry); else g.dropped += 1;
+  };
   // Requests let go, whose redirects are their answers (bounded: only the
   // latest are kept).
   const answer = (g, id) => {
@@ -433,7 +440,7 @@ async (page) => {
   let g = ctx[KEY];
   const fresh = !g;
   if (!g) {
-    g = { mode: OP.mode, rules: compile(RULES), stopped: [], held: [], released: [], dropped: 0, next: 1, waiting: new Map(), settling: false, answered: new Set(), watchers: [], owed: null };
+    g = { mode: OP.mode, rules: compile(RULES), stopped: [], held: [], released: [], dropped: 0, next: 1, waiting: new Map(), settling: false, answered: new Set(), watchers: [], owed: null, late: [] };
     // Every URL, whatever its scheme: a glob could miss one.
     g.matcher = () => true;
     g.handler = async (route) => {
@@ -531,8 +538,8 @@ async (page) => {
         try { await route.abort(request.isNavigationRequest() ? 'aborted' : 'blockedbyclient'); } catch (e) { /* gone */ }
       };
       if (verdict[0] === 'pass') return hopByHop(g, request) ? passHops() : pass();
-      if (verdict[0] === 'release') {
-        if (g.released.length < KEEP) g.released.push({ ...entry, action: verdict[1] || g.mode.action || '' }); else g.dropped += 1;
+      if (verdict[0] === 'release' || verdict[0] === 'late') {
+        keepReleased(g, verdict[0], { ...entry, action: g.mode.action || '' });
         return pass();
       }
       if (verdict[0] === 'stop') {
@@ -616,7 +623,7 @@ async (page) => {
   if (OP.op === 'rearm') {
     const shown = OP.owed;
     const sent = shown && g.released.some((r) => r.method === shown.method && sameAddress(shown, r.url));
-    g.owed = shown && !sent ? { ...shown, action: g.mode.action || '', until: Date.now() + OWED_MS } : null;
+    g.owed = shown && !sent ? { ...shown, until: Date.now() + OWED_MS } : null;
   }
   if (OP.op === 'install' || OP.op === 'mode' || OP.op === 'rearm' || OP.op === 'settle') {
     clearTimeout(g.expiry);
@@ -632,7 +639,7 @@ async (page) => {
       }, OP.mode.for_ms);
     }
   }
-  if (OP.op === 'install') { g.stopped = []; g.held = []; g.released = []; g.dropped = 0; }
+  if (OP.op === 'install') { g.stopped = []; g.held = []; g.released = []; g.late = []; g.dropped = 0; }
   if (OP.op === 'settle') {
     // The person answered the held requests `ids`: each released (or
     // aborted), the guard already re-armed above, in this one call, so
@@ -666,10 +673,11 @@ async (page) => {
     g.held = g.held.filter((h) => !OP.ids.includes(h.id));
   }
   if (OP.op === 'take' || OP.op === 'rearm' || OP.op === 'settle') {
-    const answer = { fresh, layer: g.cdp ? 'devtools' : 'route', stopped: g.stopped, held: g.held, released: g.released, dropped: g.dropped };
+    const answer = { fresh, layer: g.cdp ? 'devtools' : 'route', stopped: g.stopped, held: g.held, released: g.released, late: g.late, dropped: g.dropped };
     g.stopped = [];
     g.held = [];
     g.released = [];
+    g.late = [];
     g.dropped = 0;
     reply(answer);
   }

@@ -671,6 +671,10 @@ pub struct Taken {
     pub stopped: Vec<BlockedRequest>,
     pub held: Vec<HeldRequest>,
     pub released: Vec<ReleasedRequest>,
+    /// The request an earlier yes was shown, released after its action's
+    /// call ended ([`Shown`]): that yes's evidence, kept apart from what
+    /// the action of this call released.
+    pub late: Vec<ReleasedRequest>,
     /// Seen beyond [`MAX_BLOCKED_KEPT`], counted only.
     pub dropped: u64,
     /// For a decision: whether the request was still waiting.
@@ -695,6 +699,8 @@ pub fn parse_taken(result: Option<&str>) -> Result<Taken, String> {
         held: Vec<WireRequest>,
         #[serde(default)]
         released: Vec<WireRequest>,
+        #[serde(default)]
+        late: Vec<WireRequest>,
         #[serde(default)]
         dropped: u64,
         #[serde(default)]
@@ -731,6 +737,15 @@ pub fn parse_taken(result: Option<&str>) -> Result<Taken, String> {
         )
     })?;
     let url = |u: &str| crate::text::truncate(u, MAX_URL_CHARS, "").into_owned();
+    let released = |wire: Vec<WireRequest>| -> Vec<ReleasedRequest> {
+        wire.into_iter()
+            .map(|r| ReleasedRequest {
+                method: r.method,
+                url: url(&r.url),
+                navigation: r.navigation,
+            })
+            .collect()
+    };
     Ok(Taken {
         fresh: wire.fresh,
         stopped: wire
@@ -761,15 +776,8 @@ pub fn parse_taken(result: Option<&str>) -> Result<Taken, String> {
                 },
             })
             .collect(),
-        released: wire
-            .released
-            .into_iter()
-            .map(|r| ReleasedRequest {
-                method: r.method,
-                url: url(&r.url),
-                navigation: r.navigation,
-            })
-            .collect(),
+        released: released(wire.released),
+        late: released(wire.late),
         dropped: wire.dropped,
         decided: wire.decided,
         layer: wire.layer,
