@@ -47,6 +47,6 @@ pub use flow::{
 };
 pub use log::{LoggedRequest, RequestKind};
 pub use person::Question;
-pub use report::{FlowMeta, RunRecord, Scorecard, StepCounts, Totals, scorecard};
+pub use report::{AgentCounts, FlowMeta, RunRecord, Scorecard, StepCounts, Totals, scorecard};
 pub use score::{Answer, Claim, PassKind, RunFacts, Verdict, score};
 pub use site::{BenchSite, Origins};

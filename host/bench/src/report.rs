@@ -66,20 +66,30 @@ pub struct RunRecord {
     pub wall_ms: Option<u64>,
     /// Which agent drove it: "plan", "model:<name>", "mcp-client"…
     pub driver: String,
-    /// Who took the run's browser steps, where the agent says (an outside
-    /// agent through `bench serve` does not).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub steps: Option<StepCounts>,
-    /// Requests sent to the model, and their characters (system prompt and
-    /// tool schemas included), where a model was asked at all.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub model_requests: Option<u32>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub request_chars: Option<u64>,
+    /// What the agent counted of its own run, as its claim said.
+    #[serde(flatten)]
+    pub counts: AgentCounts,
     /// The run's id where `bench serve` ran it (`runs/<run>/` in its
     /// output folder).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub run: Option<String>,
+}
+
+/// What an agent counts of its own run and says in its claim: shown in
+/// its records and the report, never read by a verdict.
+#[derive(
+    Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema,
+)]
+pub struct AgentCounts {
+    /// Who took the run's browser steps.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub steps: Option<StepCounts>,
+    /// Requests sent to the model, and their characters (system prompt and
+    /// tool schemas included).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub model_requests: Option<u32>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub request_chars: Option<u64>,
 }
 
 /// Browser steps by who proposed them: the plugin's plan, the remembered

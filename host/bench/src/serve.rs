@@ -37,12 +37,14 @@ use crate::error::{Error, Result};
 use crate::flow::{FlowSummary, Split};
 use crate::log::LoggedRequest;
 use crate::person::{self, Question};
-use crate::report::{self, FlowMeta, RunRecord};
+use crate::report::{self, AgentCounts, FlowMeta, RunRecord};
 use crate::score::{Answer, Claim, PassKind, RunFacts, Verdict, score};
 use crate::site::{BenchSite, Origins};
 
+mod here;
 pub mod kept;
 
+pub use here::Here;
 pub use kept::Kept;
 
 /// Live runs one server keeps: each holds two listening ports, and an
@@ -499,6 +501,10 @@ pub struct ClaimBody {
     pub tokens: Option<u64>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub cost_usd: Option<f64>,
+    /// The agent's own counts (steps, model requests and characters):
+    /// shown in the records and the report, never read by the verdict.
+    #[serde(flatten)]
+    pub counts: AgentCounts,
     /// When the claim arrived, on the run's site clock (set by the bench).
     #[serde(default, skip_deserializing)]
     pub at_ms: u64,
@@ -551,9 +557,7 @@ async fn end_run(State(bench): Shared, Path(id): Path<String>) -> Response {
         cost_usd: facts.cost_usd,
         wall_ms: facts.wall_ms,
         driver: run.agent.clone(),
-        steps: None,
-        model_requests: None,
-        request_chars: None,
+        counts: run.claim.as_ref().map(|c| c.counts).unwrap_or_default(),
         run: Some(id.clone()),
     };
     let claim = run.claim.clone();

@@ -2,13 +2,16 @@
 //! offline policy, a model, a remembered path — each twice (a person who
 //! says yes to everything, and one who says no at the committing step),
 //! scored from the practice site's own request log; a scorecard, one JSON
-//! line per run as it ends, and an HTML report. `bench serve` serves the
-//! flows for any agent (`host/bench/README.md`), `--bench-url` runs this
-//! agent against one, `--shard` and `bench merge` split and join a run.
+//! line per run as it ends, and an HTML report. The runs are always taken
+//! against a served bench, as any outside agent's are: one served in this
+//! process (`serve::Here`), or a `bench serve` (`host/bench/README.md`)
+//! named by `--bench-url`; its person answers and its scorer judges, so
+//! this side holds neither. `--shard` and `bench merge` split and join a
+//! run.
 
+mod ask;
 mod browsers;
 mod merge;
-mod person;
 mod runner;
 mod serve;
 mod served;
@@ -21,7 +24,8 @@ use std::sync::Arc;
 use clap::{Args, Subcommand};
 use tokio::task::JoinSet;
 
-use subterminator_bench::{Catalog, Flow, FlowSummary, PassKind, RunRecord, scorecard};
+use subterminator_bench::serve::Here;
+use subterminator_bench::{FlowSummary, PassKind, RunRecord, scorecard};
 use subterminator_core::config::Config;
 use subterminator_core::error::{Error, Result};
 use subterminator_core::llm;
@@ -174,12 +178,23 @@ pub async fn run(args: BenchArgs, dirs: &Dirs, json: bool) -> Result<u8> {
         Some(BenchAction::Merge(merge_args)) => return merge::run(&merge_args, json),
         None => {}
     }
-    let served = args.bench_url.as_deref().map(Served::at).transpose()?;
-    let catalog = Catalog::load().map_err(|e| Error::Configuration(e.to_string()))?;
-    let all: Vec<FlowSummary> = match &served {
-        Some(bench) => bench.flows().await?,
-        None => catalog.flows().iter().map(Flow::summary).collect(),
+    // With no `--bench-url`, the bench is served in this process and taken
+    // as any served bench is: its person answers, its scorer judges, and
+    // this side knows none of a flow's truth (`serve::Here`).
+    let here = match &args.bench_url {
+        Some(_) => None,
+        None => Some(
+            Here::start()
+                .await
+                .map_err(|e| Error::Configuration(format!("cannot serve the bench here: {e}")))?,
+        ),
     };
+    let url = match &here {
+        Some(here) => here.url().to_owned(),
+        None => args.bench_url.clone().unwrap_or_default(),
+    };
+    let bench = Served::at(&url)?;
+    let all = bench.flows().await?;
     let flows = shard::take(select(&all, &args)?, args.shard);
     if flows.is_empty() {
         return Err(Error::Configuration(
@@ -187,7 +202,7 @@ pub async fn run(args: BenchArgs, dirs: &Dirs, json: bool) -> Result<u8> {
         ));
     }
     if args.list {
-        list(&catalog, &flows, served.is_some(), json);
+        list(&flows, json);
         return Ok(0);
     }
     if args.jobs == 0 || args.jobs > MAX_JOBS {
@@ -240,28 +255,23 @@ pub async fn run(args: BenchArgs, dirs: &Dirs, json: bool) -> Result<u8> {
         driver,
         browsers,
     });
-    if let Some(bench) = served {
-        let agent = args
-            .agent
-            .clone()
-            .unwrap_or_else(|| format!("subterminator {}", setup.driver));
-        let work: Vec<(FlowSummary, PassKind)> = flows
-            .iter()
-            .flat_map(|f| passes.iter().map(move |p| ((*f).clone(), *p)))
-            .collect();
-        let ran = run_served(&setup, &bench, work, &agent, args.jobs, json).await;
+    let agent = args.agent.clone().unwrap_or_else(|| match here {
+        Some(_) => setup.driver.clone(),
+        None => format!("subterminator {}", setup.driver),
+    });
+    let work: Vec<(FlowSummary, PassKind)> = flows
+        .iter()
+        .flat_map(|f| passes.iter().map(move |p| ((*f).clone(), *p)))
+        .collect();
+    let ran = run_all(&setup, &bench, here.as_ref(), work, &agent, args.jobs, json).await;
+    let Some(records) = ran.records else {
         anstream::eprintln!(
-            "{ran} runs ended at {}; their verdicts are the scorer's (GET /scorecard, or the serve's --out folder)",
+            "{} runs ended at {}; their verdicts are the scorer's (GET /scorecard, or the serve's --out folder)",
+            ran.ended,
             args.bench_url.as_deref().unwrap_or_default()
         );
         return Ok(0);
-    }
-    let work: Vec<(Flow, PassKind)> = flows
-        .iter()
-        .filter_map(|f| catalog.get(&f.id).ok())
-        .flat_map(|f| passes.iter().map(move |p| (f.clone(), *p)))
-        .collect();
-    let records = run_all(&setup, work, args.jobs, json).await;
+    };
     let card = scorecard(&records);
     if !json {
         print_rows(&card.rows());
@@ -310,14 +320,26 @@ fn spec(args: &BenchArgs) -> SessionSpec {
     }
 }
 
-/// Runs every (flow, pass), `jobs` at a time, with a progress bar on a
-/// terminal; a run that cannot start is reported and left out.
+/// What a bench's runs left: how many ended, and, where the bench was
+/// served here, their records in the order of the work.
+struct Ended {
+    ended: usize,
+    records: Option<Vec<RunRecord>>,
+}
+
+/// Runs every (flow, pass) against a served bench, `jobs` at a time, with a
+/// progress bar on a terminal; with `--json`, one line per run as it ends
+/// (its record where the bench is served here, else what this side knows
+/// of it). A run that cannot start is reported and left out.
 async fn run_all(
     setup: &Arc<Setup>,
-    work: Vec<(Flow, PassKind)>,
+    bench: &Served,
+    here: Option<&Here>,
+    work: Vec<(FlowSummary, PassKind)>,
+    agent: &str,
     jobs: usize,
     json: bool,
-) -> Vec<RunRecord> {
+) -> Ended {
     let total = work.len();
     let bar = (!json && std::io::stderr().is_terminal()).then(|| {
         let bar = indicatif::ProgressBar::new(total as u64);
@@ -330,57 +352,6 @@ async fn run_all(
     let slots = Arc::new(tokio::sync::Semaphore::new(jobs));
     let mut running = JoinSet::new();
     for (index, (flow, pass)) in work.into_iter().enumerate() {
-        let (setup, slots) = (Arc::clone(setup), Arc::clone(&slots));
-        running.spawn(async move {
-            let _permit = slots.acquire_owned().await;
-            let record = runner::one(&setup, &flow, pass).await;
-            (index, flow.id, record)
-        });
-    }
-    let mut records: Vec<(usize, RunRecord)> = Vec::new();
-    while let Some(joined) = running.join_next().await {
-        match joined {
-            Ok((index, id, Ok(record))) => {
-                if let Some(bar) = &bar {
-                    bar.set_message(id);
-                    bar.inc(1);
-                }
-                if json {
-                    // One line per run as it ends, so a reader (a shard's
-                    // collector, `bench merge`) sees progress.
-                    anstream::println!("{}", serde_json::to_string(&record).unwrap_or_default());
-                }
-                records.push((index, record));
-            }
-            Ok((_, id, Err(e))) => {
-                if let Some(bar) = &bar {
-                    bar.inc(1);
-                }
-                anstream::eprintln!("{id}: not run: {e}");
-            }
-            Err(e) => anstream::eprintln!("a bench run ended abnormally: {e}"),
-        }
-    }
-    if let Some(bar) = bar {
-        bar.finish_and_clear();
-    }
-    records.sort_by_key(|(index, _)| *index);
-    records.into_iter().map(|(_, r)| r).collect()
-}
-
-/// Runs every (flow, pass) against a served bench, `jobs` at a time; with
-/// `--json`, one line per run as it ends. Returns how many ended there.
-async fn run_served(
-    setup: &Arc<Setup>,
-    bench: &Served,
-    work: Vec<(FlowSummary, PassKind)>,
-    agent: &str,
-    jobs: usize,
-    json: bool,
-) -> usize {
-    let slots = Arc::new(tokio::sync::Semaphore::new(jobs));
-    let mut running = JoinSet::new();
-    for (flow, pass) in work {
         let (setup, slots, bench, agent) = (
             Arc::clone(setup),
             Arc::clone(&slots),
@@ -390,23 +361,61 @@ async fn run_served(
         running.spawn(async move {
             let _permit = slots.acquire_owned().await;
             let ran = bench.one(&setup, &flow, pass, &agent).await;
-            (flow.id, ran)
+            (index, flow.id, ran)
         });
     }
     let mut ended = 0;
+    let mut records: Vec<(usize, RunRecord)> = Vec::new();
     while let Some(joined) = running.join_next().await {
-        match joined {
-            Ok((_, Ok(ran))) => {
-                ended += 1;
-                if json {
-                    anstream::println!("{}", serde_json::to_string(&ran).unwrap_or_default());
-                }
+        if let Some(bar) = &bar {
+            bar.inc(1);
+        }
+        let (index, id, ran) = match joined {
+            Ok(done) => done,
+            Err(e) => {
+                anstream::eprintln!("a bench run ended abnormally: {e}");
+                continue;
             }
-            Ok((id, Err(e))) => anstream::eprintln!("{id}: not run: {e}"),
-            Err(e) => anstream::eprintln!("a bench run ended abnormally: {e}"),
+        };
+        let ran = match ran {
+            Ok(ran) => ran,
+            Err(e) => {
+                anstream::eprintln!("{id}: not run: {e}");
+                continue;
+            }
+        };
+        ended += 1;
+        if let Some(bar) = &bar {
+            bar.set_message(id);
+        }
+        let line = match here {
+            None => serde_json::to_string(&ran),
+            Some(here) => match here.record(&ran.run).await {
+                Some(record) => {
+                    let line = serde_json::to_string(&record);
+                    records.push((index, record));
+                    line
+                }
+                None => {
+                    anstream::eprintln!("{}: ended with no record", ran.flow);
+                    continue;
+                }
+            },
+        };
+        if json {
+            // One line per run as it ends, so a reader (a shard's
+            // collector, `bench merge`) sees progress.
+            anstream::println!("{}", line.unwrap_or_default());
         }
     }
-    ended
+    if let Some(bar) = bar {
+        bar.finish_and_clear();
+    }
+    records.sort_by_key(|(index, _)| *index);
+    Ended {
+        ended,
+        records: here.map(|_| records.into_iter().map(|(_, r)| r).collect()),
+    }
 }
 
 /// The flows the filters leave, in catalogue order.
@@ -457,18 +466,12 @@ fn select<'c>(all: &'c [FlowSummary], args: &BenchArgs) -> Result<Vec<&'c FlowSu
         .collect())
 }
 
-/// The flows chosen: as run records' flow part (with what the local
-/// catalogue knows of each), or a served bench's summaries.
-fn list(catalog: &Catalog, flows: &[&FlowSummary], served: bool, json: bool) {
+/// The flows chosen, as the bench lists them: one JSON line each, or a
+/// table.
+fn list(flows: &[&FlowSummary], json: bool) {
     if json {
         for flow in flows {
-            let line = match catalog.get(&flow.id) {
-                Ok(known) if !served => {
-                    serde_json::to_string(&subterminator_bench::FlowMeta::from(known))
-                }
-                _ => serde_json::to_string(flow),
-            };
-            anstream::println!("{}", line.unwrap_or_default());
+            anstream::println!("{}", serde_json::to_string(flow).unwrap_or_default());
         }
         return;
     }

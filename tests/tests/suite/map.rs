@@ -420,3 +420,72 @@ fn no_stage_imports_the_agent_hub() {
         .join(" ");
     assert!(doc.contains("never from `agent.rs`, which calls into them"));
 }
+
+/// What of the bench the agent's side must not reach: the person who
+/// answers, the flows' truth, the sites and the scoring. The agent's side
+/// takes them only through a served bench's interface.
+const BENCH_TRUTH: [&str; 10] = [
+    "person",
+    "site",
+    "score",
+    "catalog",
+    "Catalog",
+    "BenchSite",
+    "Flow",
+    "Truth",
+    "RunFacts",
+    "Verdict",
+];
+
+/// Every file under `src` (tests aside) that reaches a part of
+/// [`BENCH_TRUTH`], with what it reaches.
+fn bench_truth_reached(src: &Path) -> Vec<String> {
+    let mut found = Vec::new();
+    for path in rust_files(src) {
+        let name = path.file_name().unwrap().to_string_lossy();
+        if name == "tests.rs" || name.ends_with("_tests.rs") {
+            continue;
+        }
+        for reached in reached(&code_of(&path), "subterminator_bench") {
+            let head = reached.split("::").next().unwrap_or_default();
+            if BENCH_TRUTH.contains(&head) {
+                found.push(format!("{}: {reached}", path.display()));
+            }
+        }
+    }
+    found
+}
+
+/// Claim: "no person and no flow's truth live in this crate" (the binary's
+/// `bench` runs only against a served bench).
+#[test]
+fn the_binary_reaches_no_bench_person_and_no_truth() {
+    let found = bench_truth_reached(&root().join("host/cli/src"));
+    assert!(found.is_empty(), "{}", found.join("\n"));
+    assert!(architecture().contains("no person and no flow's truth live in this crate"));
+}
+
+/// The check finds: a scratch crate that answers for the person, or scores
+/// a run itself, is named.
+#[test]
+fn a_planted_bench_person_is_found() {
+    let src = tempfile::tempdir().unwrap();
+    let write = |name: &str, text: &str| std::fs::write(src.path().join(name), text).unwrap();
+    write("lib.rs", "mod a;\nmod b;\nmod c;\n");
+    write(
+        "a.rs",
+        "use subterminator_bench::{FlowSummary, person::answer};\n",
+    );
+    write(
+        "b.rs",
+        "fn f() { let v = subterminator_bench::score(&flow, &log, &facts); }\n",
+    );
+    write(
+        "c.rs",
+        "use subterminator_bench::{Claim, serve::Here};\n// subterminator_bench::person\n",
+    );
+    let found = bench_truth_reached(src.path());
+    assert_eq!(found.len(), 2, "{found:?}");
+    assert!(found[0].ends_with("a.rs: person::answer"), "{found:?}");
+    assert!(found[1].ends_with("b.rs: score"), "{found:?}");
+}

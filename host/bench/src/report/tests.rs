@@ -57,9 +57,7 @@ fn records() -> Vec<RunRecord> {
                 cost_usd: Some(0.01),
                 wall_ms: Some(2000),
                 driver: "test".into(),
-                steps: None,
-                model_requests: None,
-                request_chars: None,
+                counts: AgentCounts::default(),
                 run: None,
             }
         })

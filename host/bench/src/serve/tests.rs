@@ -148,6 +148,72 @@ async fn an_agent_runs_a_flow_and_the_scorer_judges_it() {
     assert!(page.body.contains("data-flow=\"hulu-spa-api-origin-en\""));
 }
 
+/// The bench served in process (`subterminator bench` without
+/// `--bench-url`): the same agent's interface, the record read by run, the
+/// agent's own counts shown beside a verdict they do not move.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_bench_served_here_keeps_each_record_with_the_agents_counts() {
+    let here = Here::start().await.unwrap();
+    let agent = here.url().to_owned();
+    assert!(agent.starts_with("http://127.0.0.1:"), "{agent}");
+    let id = "netflix-base-en";
+    let f = flow(id);
+    let mut verdicts = Vec::new();
+    for counts in [
+        serde_json::json!({}),
+        serde_json::json!({
+            "steps": { "plan": 2, "remembered": 0, "model": 9 },
+            "model_requests": 9,
+            "request_chars": 123_456,
+        }),
+    ] {
+        let started = start_run(
+            &agent,
+            serde_json::json!({ "flow": id, "agent": "offline" }),
+        )
+        .await;
+        // A success claimed with nothing done: false whatever it counts.
+        walk(&f, &started.start_url, &[]).await;
+        assert!(
+            here.record(&started.run).await.is_none(),
+            "a live run has no record yet"
+        );
+        let mut body = counts.clone();
+        body["outcome"] = "success".into();
+        let claim = http(
+            "POST",
+            &format!("{agent}/runs/{}/claim", started.run),
+            json(body),
+        )
+        .await;
+        assert_eq!(claim.status, 204, "{}", claim.body);
+        let end = http("DELETE", &format!("{agent}/runs/{}", started.run), None).await;
+        assert_eq!(end.status, 204, "{}", end.body);
+        let record = here.record(&started.run).await.unwrap();
+        assert_eq!(record.driver, "offline");
+        assert_eq!(record.run, None, "a run id of this process only");
+        assert_eq!(
+            record.counts.steps.map(|s| s.model),
+            counts["steps"]["model"].as_u64().map(|n| n as u32)
+        );
+        assert_eq!(
+            record.counts.request_chars,
+            counts["request_chars"].as_u64()
+        );
+        assert!(record.verdict.false_success_claim, "{:?}", record.verdict);
+        // The site's own time differs run to run; the judgement must not.
+        verdicts.push(Verdict {
+            site_ms: 0,
+            ..record.verdict
+        });
+    }
+    assert_eq!(
+        verdicts[0], verdicts[1],
+        "the agent's counts moved its verdict"
+    );
+    assert!(here.record("r999").await.is_none());
+}
+
 /// Nothing on the agent's side tells a flow's truth, a verdict or a log.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn the_agents_side_serves_no_truth_table() {

@@ -1,17 +1,18 @@
-//! `subterminator bench --bench-url URL`: this agent run against a `bench
-//! serve` as any outside agent is. The flows come from its list, each run
-//! is started there (its site is the server's), every question goes to its
-//! ask route, and the claim is posted before the run is ended. The verdicts
-//! are the scorer's: this side never sees them.
+//! This agent run against a served bench as any outside agent is: a `bench
+//! serve` (`subterminator bench --bench-url URL`), or the bench served in
+//! this process (`subterminator bench`). The flows come from its list, each
+//! run is started there (its site is the server's), every question goes to
+//! its ask route, and the claim is posted before the run is ended. The
+//! verdicts are the scorer's: this side never sees them.
 
 use serde::Serialize;
 
 use subterminator_bench::serve::RunStarted;
-use subterminator_bench::{Claim, FlowSummary, PassKind};
+use subterminator_bench::{AgentCounts, Claim, FlowSummary, PassKind, StepCounts};
 use subterminator_core::error::{Error, Result};
 use subterminator_core::paths::Dirs;
 
-use super::person;
+use super::ask;
 use super::runner::{self, Setup};
 
 /// The agent's side of a `bench serve`.
@@ -19,6 +20,18 @@ use super::runner::{self, Setup};
 pub struct Served {
     http: reqwest::Client,
     base: String,
+}
+
+/// `POST /runs/{run}/claim`'s body, as this agent sends it.
+#[derive(Debug, Serialize)]
+struct Claimed {
+    outcome: Claim,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    tokens: Option<u64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    cost_usd: Option<f64>,
+    #[serde(flatten)]
+    counts: AgentCounts,
 }
 
 /// What one served run left on this side: its id there and the claim.
@@ -74,13 +87,37 @@ impl Served {
         json_of(reply, "GET /flows").await
     }
 
-    /// One run of `flow` in `pass` there, as `agent`.
+    /// One run of `flow` in `pass` there, as `agent`; with `--replay`, a
+    /// learning run (yes to all, as `<agent> learning`) first, whose path
+    /// the scored run follows.
     pub async fn one(
         &self,
         setup: &Setup,
         flow: &FlowSummary,
         pass: PassKind,
         agent: &str,
+    ) -> Result<Ran> {
+        let dirs = Dirs {
+            data: runner::run_folder(&setup.runs, &flow.id, pass),
+            ..setup.shared.clone()
+        };
+        if setup.spec.replay {
+            let learner = format!("{agent} learning");
+            self.run(setup, flow, PassKind::YesToAll, &learner, &dirs, true)
+                .await?;
+        }
+        self.run(setup, flow, pass, agent, &dirs, false).await
+    }
+
+    /// Starts a run there, drives it, claims and ends it.
+    async fn run(
+        &self,
+        setup: &Setup,
+        flow: &FlowSummary,
+        pass: PassKind,
+        agent: &str,
+        dirs: &Dirs,
+        learning: bool,
     ) -> Result<Ran> {
         let reply = self
             .http
@@ -96,38 +133,51 @@ impl Served {
             .map_err(|e| self.unreachable(&e))?;
         let started: RunStarted = json_of(reply, "POST /runs").await?;
         let run_url = format!("{}/runs/{}", self.base, started.run);
-        let dirs = Dirs {
-            data: runner::run_folder(&setup.runs, &flow.id, pass),
-            ..setup.shared.clone()
-        };
-        let bench = person::Bench::Served {
+        let route = ask::Route {
             http: self.http.clone(),
-            ask_url: format!("{run_url}/ask"),
+            url: format!("{run_url}/ask"),
         };
         let browser = setup.browsers.lease();
         let driven = runner::drive(
             setup,
             browser.attach(),
-            flow.plugin,
-            &flow.service,
+            flow,
             started.start_url.clone(),
-            &dirs,
-            bench,
+            dirs,
+            route,
+            learning,
         )
         .await;
         // The run is ended there whatever happened here: a live run holds
         // two of the server's ports.
         let (claim, questions) = match &driven {
-            Ok((result, seen)) => (runner::claim_of(result), seen.questions),
+            Ok((result, asked)) => (runner::claim_of(result), *asked),
             Err(_) => (Claim::None, 0),
         };
-        let mut body = serde_json::json!({ "outcome": claim });
-        if let Ok((result, _)) = &driven {
-            body["tokens"] = (result.usage.input + result.usage.output).into();
-            if let Some(cost) = result.cost_usd {
-                body["cost_usd"] = cost.into();
-            }
-        }
+        // This agent's own counts go with the claim, for the records and
+        // the report; the verdict is the bench's, from its site's log.
+        let body = match &driven {
+            Ok((result, _)) => Claimed {
+                outcome: claim,
+                tokens: Some(result.usage.input + result.usage.output),
+                cost_usd: result.cost_usd,
+                counts: AgentCounts {
+                    steps: Some(StepCounts {
+                        plan: result.steps.plan,
+                        remembered: result.steps.remembered,
+                        model: result.steps.model,
+                    }),
+                    model_requests: Some(result.asked.requests),
+                    request_chars: Some(result.asked.chars),
+                },
+            },
+            Err(_) => Claimed {
+                outcome: claim,
+                tokens: None,
+                cost_usd: None,
+                counts: AgentCounts::default(),
+            },
+        };
         let claimed = self
             .http
             .post(format!("{run_url}/claim"))
