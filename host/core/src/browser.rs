@@ -46,6 +46,7 @@ pub mod procfs;
 pub mod result;
 pub mod shared;
 pub mod sight;
+pub mod thrown;
 pub mod tools;
 pub mod tree;
 

@@ -17,7 +17,7 @@ use chrono::{DateTime, Local, Utc};
 use serde_json::{Value, json};
 
 use crate::audit::{self, Audit, RecordView};
-use crate::browser::{Browser, BrowserError, BrowserOptions, UserData, tools as mcp};
+use crate::browser::{Browser, BrowserError, BrowserOptions, UserData, thrown, tools as mcp};
 use crate::error::{Error, Result};
 use crate::record::{TRANSCRIPT_FILE, chain, integrity};
 use crate::signing::{Signed, Signer};
@@ -35,6 +35,10 @@ pub const FINAL_PNG: &str = "final.png";
 const MAX_RECEIPT_TEXT_CHARS: usize = 4_000;
 /// Characters of page text saved at all: a page is not a book.
 const MAX_SAVED_TEXT_CHARS: usize = 200_000;
+
+/// Start the answers the confirmation's read and the receipt's page throw.
+const CONFIRMATION_MARK: &str = "subterminator-confirmation:";
+const PRINT_MARK: &str = "subterminator-printed:";
 
 /// The confirmation page as the host read it after the plugin verified it.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
@@ -277,14 +281,15 @@ pub async fn capture(browser: &Browser, dir: &Path) -> Confirmation {
             None
         }
     };
-    let read = browser
-        .call(
-            mcp::EVALUATE,
-            json!({ "function": "() => JSON.stringify({ url: location.href, title: document.title, text: document.body ? document.body.innerText : '' })" }),
-        )
-        .await;
-    let page = match read {
-        Ok(output) => evaluated(output.result.as_deref()).unwrap_or_default(),
+    // Thrown, not returned: no settle wait while the person waits for the
+    // receipt (`browser/thrown.rs`).
+    let code = format!(
+        "async (page) => {{ const v = await page.evaluate(() => ({{ url: location.href, title: document.title, text: document.body ? document.body.innerText : '' }})); throw new Error({CONFIRMATION_MARK:?} + JSON.stringify(v)); }}"
+    );
+    let page = match thrown::read(browser, &code, CONFIRMATION_MARK).await {
+        Ok(answer) => answer
+            .and_then(|json| serde_json::from_str::<Value>(&json).ok())
+            .unwrap_or_default(),
         Err(e) => {
             tracing::warn!("cannot read the confirmation page's text: {e}");
             Value::Null
@@ -308,16 +313,6 @@ pub async fn capture(browser: &Browser, dir: &Path) -> Confirmation {
     confirmation
 }
 
-/// A `browser_evaluate` answer: the JSON the function returned, unwrapped
-/// from the string it was returned as.
-fn evaluated(result: Option<&str>) -> Option<Value> {
-    let value: Value = serde_json::from_str(result?.trim()).ok()?;
-    match value {
-        Value::String(inner) => serde_json::from_str(&inner).ok(),
-        other => Some(other),
-    }
-}
-
 /// Writes `receipt.html` and `receipt.md`, sealed by `signer` when the
 /// receipt is signed; returns the HTML to print (the seal is the file's,
 /// not the page's: the PDF gets its own).
@@ -337,15 +332,13 @@ pub fn write(dir: &Path, receipt: &Receipt, signer: Option<&Signer>) -> Result<S
 pub async fn print_pdf(browser: &Browser, html: &str, dest: &Path) -> Result<(), BrowserError> {
     browser.call(mcp::TABS, json!({ "action": "new" })).await?;
     let literal = serde_json::to_string(html).unwrap_or_default();
+    // Thrown, not returned, as the confirmation's read (`browser/thrown.rs`).
     let write = format!(
-        "async () => {{ document.open(); document.write({literal}); document.close(); \
+        "async (page) => {{ const n = await page.evaluate(async (html) => {{ document.open(); document.write(html); document.close(); \
          await Promise.all(Array.from(document.images).map(i => i.decode().catch(() => null))); \
-         return document.images.length; }}"
+         return document.images.length; }}, {literal}); throw new Error({PRINT_MARK:?} + JSON.stringify(n)); }}"
     );
-    let printed = match browser
-        .call(mcp::EVALUATE, json!({ "function": write }))
-        .await
-    {
+    let printed = match thrown::read(browser, &write, PRINT_MARK).await {
         Ok(_) => browser.pdf(dest).await,
         Err(e) => Err(e),
     };

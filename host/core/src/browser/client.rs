@@ -432,7 +432,16 @@ impl Browser {
             self.reconnect(&mut session, name, "the server had exited".to_owned())
                 .await?;
         }
-        match self.send(&mut session, name, arguments.clone()).await {
+        let started = std::time::Instant::now();
+        let sent = self.send(&mut session, name, arguments.clone()).await;
+        // Each call's time, for finding where a step's milliseconds go
+        // (`RUST_LOG=subterminator_core::browser::client=debug`).
+        tracing::debug!(
+            tool = name,
+            ms = started.elapsed().as_secs_f64() * 1e3,
+            "browser call"
+        );
+        match sent {
             Ok(text) => Ok(text),
             Err(SendError::Other(e)) => Err(e),
             Err(SendError::Lost(detail)) => {

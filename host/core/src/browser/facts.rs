@@ -3,9 +3,9 @@
 //! any visible text ("Finish Cancellation"); the host judges both, and where
 //! the element leads (its link, its form's action and method).
 
-use serde_json::{Value, json};
+use serde_json::Value;
 
-use super::{Browser, BrowserError};
+use super::{Browser, BrowserError, thrown};
 use crate::page::ElementFacts;
 
 /// Longest visible text read back, in characters: enough for any button or
@@ -15,9 +15,8 @@ pub const MAX_VISIBLE_TEXT_CHARS: usize = 500;
 /// Longest URL read back (a link's or a form's), in characters.
 pub const MAX_URL_CHARS: usize = 2_000;
 
-/// Starts the facts inside the error the script throws. Playwright MCP waits
-/// its 500 ms settle time after every evaluation that returns, and skips it
-/// after one that throws: the facts come back as an error, in about 5 ms.
+/// Starts the facts inside the error the script throws (`thrown.rs`): they
+/// come back in about 5 ms, with no settle wait.
 pub const ANSWER_MARK: &str = "subterminator-facts:";
 
 /// Reads [`ElementFacts`] of the element it is given. `innerText` leaves out
@@ -62,7 +61,7 @@ pub async fn of_element(
     // code in the server's process.
     if !is_ref(reference) {
         return Err(BrowserError::Tool {
-            tool: RUN_CODE.to_owned(),
+            tool: thrown::RUN_CODE.to_owned(),
             message: format!("{description}: {reference:?} is not a snapshot ref"),
         });
     }
@@ -74,16 +73,13 @@ pub async fn of_element(
         script(),
         mark = ANSWER_MARK
     );
-    let answer = answer(browser.call(RUN_CODE, json!({ "code": code })).await)?;
+    let answer = thrown::read(browser, &code, ANSWER_MARK).await?;
     Ok(parse(answer.as_deref()).unwrap_or_default())
 }
 
 /// How long the host waits for the element to be found, in milliseconds: it
 /// is on the page the latest snapshot showed, or gone.
 const LOCATE_TIMEOUT_MS: u64 = 3_000;
-
-/// Playwright MCP's tool that runs a function in its own process.
-const RUN_CODE: &str = "browser_run_code_unsafe";
 
 /// Whether `reference` is a snapshot ref: `e12`, or `f1e4` inside a frame.
 fn is_ref(reference: &str) -> bool {
@@ -109,20 +105,8 @@ pub async fn of_focused(browser: &Browser) -> Result<Option<ElementFacts>, Brows
         script(),
         mark = ANSWER_MARK
     );
-    let answer = answer(browser.call(RUN_CODE, json!({ "code": code })).await)?;
+    let answer = thrown::read(browser, &code, ANSWER_MARK).await?;
     Ok(parse(answer.as_deref()))
-}
-
-/// The script's answer: from the error it threw (see [`ANSWER_MARK`]), or
-/// from an ordinary result. Any other error is the browser's.
-fn answer(called: Result<super::ToolOutput, BrowserError>) -> Result<Option<String>, BrowserError> {
-    match called {
-        Ok(output) => Ok(output.result),
-        Err(BrowserError::Tool { message, .. }) if message.contains(ANSWER_MARK) => {
-            Ok(Some(message))
-        }
-        Err(e) => Err(e),
-    }
 }
 
 fn script() -> String {
@@ -135,12 +119,7 @@ fn script() -> String {
 /// them; the stack trace follows on later lines, the JSON has no newline);
 /// anything else is none.
 fn parse(answer: Option<&str>) -> Option<ElementFacts> {
-    let text = answer?;
-    let text = match text.split_once(ANSWER_MARK) {
-        Some((_, rest)) => rest.lines().next().unwrap_or_default(),
-        None => text,
-    };
-    let value: Value = serde_json::from_str(text.trim()).ok()?;
+    let value: Value = serde_json::from_str(thrown::after(answer?, ANSWER_MARK)).ok()?;
     if value.is_null() {
         return None;
     }

@@ -7,9 +7,8 @@
 //! shows it.
 
 use serde::Deserialize;
-use serde_json::json;
 
-use super::{Browser, BrowserError};
+use super::{Browser, BrowserError, thrown};
 
 /// Most characters of visible text read back: a confirmation says what it
 /// says early; a hostile page must not grow the answer without bound.
@@ -22,12 +21,8 @@ pub const MIN_CONTRAST_RATIO: f64 = 1.5;
 /// Text smaller than this, in CSS pixels, is not read by a person.
 pub const MIN_FONT_PX: f64 = 6.0;
 
-/// Starts the answer inside the error the script throws (a script that
-/// returns makes the server wait its settle time after it).
+/// Starts the answer inside the error the script throws (`thrown.rs`).
 const ANSWER_MARK: &str = "subterminator-sight:";
-
-/// Playwright MCP's tool that runs a function in its own process.
-const RUN_CODE: &str = "browser_run_code_unsafe";
 
 /// Runs in each frame: the visible text nodes, in document order.
 const SIGHT_JS: &str = r#"() => {
@@ -128,13 +123,9 @@ pub async fn visible(browser: &Browser) -> Result<Sight, BrowserError> {
         mark = ANSWER_MARK,
         limit = MAX_SIGHT_CHARS,
     );
-    let answer = match browser.call(RUN_CODE, json!({ "code": code })).await {
-        Ok(output) => output.result,
-        Err(BrowserError::Tool { message, .. }) if message.contains(ANSWER_MARK) => Some(message),
-        Err(e) => return Err(e),
-    };
+    let answer = thrown::read(browser, &code, ANSWER_MARK).await?;
     parse(answer.as_deref()).ok_or_else(|| BrowserError::Tool {
-        tool: RUN_CODE.to_owned(),
+        tool: thrown::RUN_CODE.to_owned(),
         message: "the page's visible text could not be read".into(),
     })
 }
@@ -149,12 +140,7 @@ fn script() -> String {
 /// The answer after [`ANSWER_MARK`] (the JSON has no newline; the stack
 /// trace follows on later lines), or the whole text when no mark is there.
 fn parse(answer: Option<&str>) -> Option<Sight> {
-    let text = answer?;
-    let text = match text.split_once(ANSWER_MARK) {
-        Some((_, rest)) => rest.lines().next().unwrap_or_default(),
-        None => text,
-    };
-    let mut sight: Sight = serde_json::from_str(text.trim()).ok()?;
+    let mut sight: Sight = serde_json::from_str(thrown::after(answer?, ANSWER_MARK)).ok()?;
     sight.text = crate::text::truncate(&sight.text, MAX_SIGHT_CHARS, "").into_owned();
     Some(sight)
 }
