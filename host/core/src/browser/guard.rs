@@ -60,11 +60,13 @@ use serde::{Deserialize, Serialize};
 use serde_json::json;
 use subterminator_sdk::glob::Glob;
 
+use super::thrown::{self, Lane};
 use super::{Browser, BrowserError};
 
 /// Playwright MCP's tool that runs a function in its own Node process, where
-/// the route lives. Never offered to a model: it could remove the route.
-pub const RUN_CODE: &str = "browser_run_code_unsafe";
+/// the route lives (`thrown.rs` calls it). Never offered to a model: it
+/// could remove the route.
+pub use super::thrown::RUN_CODE;
 
 /// Requests of each kind kept between two [`NetworkGuard::take`] calls: a
 /// page that fires requests in a loop must not grow the server's memory or
@@ -399,13 +401,7 @@ impl NetworkGuard {
         let code = WATCH_JS
             .replace("/*WAIT_MS*/0", &wait_ms.to_string())
             .replace("/*MARK*/''", &json!(ANSWER_MARK).to_string());
-        let answer = match browser.call_beside(RUN_CODE, json!({ "code": code })).await {
-            Ok(output) => output.result,
-            Err(BrowserError::Tool { message, .. }) if message.contains(ANSWER_MARK) => {
-                Some(message)
-            }
-            Err(e) => return Err(e),
-        };
+        let answer = thrown::read_on(browser, &code, ANSWER_MARK, Lane::Beside).await?;
         let taken = parse_taken(answer.as_deref()).map_err(|message| BrowserError::Tool {
             tool: RUN_CODE.to_owned(),
             message,
@@ -455,18 +451,7 @@ impl NetworkGuard {
         // only when a person lets a run onto another site.
         let rules =
             std::sync::Arc::clone(&self.rules.lock().unwrap_or_else(PoisonError::into_inner));
-        let args = json!({ "code": code(&rules, &op, mode) });
-        let called = match lane {
-            Lane::Main => browser.call(RUN_CODE, args).await,
-            Lane::Beside => browser.call_beside(RUN_CODE, args).await,
-        };
-        let answer = match called {
-            Ok(output) => output.result,
-            Err(BrowserError::Tool { message, .. }) if message.contains(ANSWER_MARK) => {
-                Some(message)
-            }
-            Err(e) => return Err(e),
-        };
+        let answer = thrown::read_on(browser, &code(&rules, &op, mode), ANSWER_MARK, lane).await?;
         parse_taken(answer.as_deref()).map_err(|message| BrowserError::Tool {
             tool: RUN_CODE.to_owned(),
             message,
@@ -485,15 +470,6 @@ fn reinstalled(mode: GuardMode) -> BrowserError {
              reinstalled in mode {mode:?}; requests before this call were not guarded"
         ),
     }
-}
-
-/// Which of the browser's lanes a guard call takes.
-#[derive(Debug, Clone, Copy)]
-enum Lane {
-    /// After the action's call, as every call.
-    Main,
-    /// While the action's call is in flight ([`Browser::call_beside`]).
-    Beside,
 }
 
 /// What a call of the script does after making sure the guard is there.
@@ -723,13 +699,7 @@ pub fn parse_taken(result: Option<&str>) -> Result<Taken, String> {
         #[serde(default)]
         at: f64,
     }
-    let text = result.unwrap_or_default();
-    let text = match text.split_once(ANSWER_MARK) {
-        // The stack trace follows on the next lines; the JSON has no newline.
-        Some((_, rest)) => rest.lines().next().unwrap_or_default(),
-        None => text,
-    }
-    .trim();
+    let text = thrown::after(result.unwrap_or_default(), ANSWER_MARK);
     let wire: Wire = serde_json::from_str(text).map_err(|e| {
         format!(
             "the network guard answered something unreadable ({e}): {}",

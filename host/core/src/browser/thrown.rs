@@ -13,6 +13,16 @@ use super::{Browser, BrowserError};
 /// Playwright's `page`.
 pub const RUN_CODE: &str = "browser_run_code_unsafe";
 
+/// Which of the browser's lanes a read takes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Lane {
+    /// One call after another, as every call.
+    Main,
+    /// While an action's call is in flight ([`Browser::call_beside`]): the
+    /// guard's watch and its answer to a held request.
+    Beside,
+}
+
 /// Runs `code` (an `async (page) => …` that throws `mark` and its answer
 /// as one line of JSON) and returns the answer's JSON: from the error it
 /// threw, or from an ordinary result. Any other error is the browser's.
@@ -21,7 +31,22 @@ pub async fn read(
     code: &str,
     mark: &str,
 ) -> Result<Option<String>, BrowserError> {
-    match browser.call(RUN_CODE, json!({ "code": code })).await {
+    read_on(browser, code, mark, Lane::Main).await
+}
+
+/// [`read`] on `lane`.
+pub async fn read_on(
+    browser: &Browser,
+    code: &str,
+    mark: &str,
+    lane: Lane,
+) -> Result<Option<String>, BrowserError> {
+    let args = json!({ "code": code });
+    let called = match lane {
+        Lane::Main => browser.call(RUN_CODE, args).await,
+        Lane::Beside => browser.call_beside(RUN_CODE, args).await,
+    };
+    match called {
         Ok(output) => Ok(output.result.map(|r| after(&r, mark).to_owned())),
         Err(BrowserError::Tool { message, .. }) if message.contains(mark) => {
             Ok(Some(after(&message, mark).to_owned()))
