@@ -7,14 +7,20 @@
 //! time with an instant model and with one that takes 2 s per reply. One
 //! run each; every run must verify with one yes or the bench stops.
 //!
+//! Then the flows of services no plugin knows (the development split's,
+//! each cancelled by its address as `cancel <address>` does): the same
+//! measures, and the median request characters of each mode, beside the
+//! long StreamFlix flow's (issue 43).
+//!
 //! Run: `cargo bench -p subterminator-tests --bench plan_first`
-//! (`FLOWS=id,id` for some flows only).
+//! (`FLOWS=id,id` for some flows only; `PART=known` or `PART=unknown` for
+//! one table).
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use subterminator_bench::{BenchSite, Catalog};
+use subterminator_bench::{BenchSite, Catalog, Ending, Split};
 use subterminator_tests::e2e;
 use subterminator_tests::honest_model::honest;
 use subterminator_tests::model_server::{ModelServer, RecordedRequest, Reply};
@@ -84,8 +90,13 @@ async fn once(id: &str, model_drives: bool, delay: Option<Duration>) -> Measured
     .unwrap();
     let home = tempfile::tempdir().unwrap();
     let mut command = e2e::command(home.path());
+    if flow.plugin {
+        command.args(["cancel", &flow.service, "--start-url", &site.url()]);
+    } else {
+        // A site no plugin knows is cancelled by its address.
+        command.args(["cancel", &site.url()]);
+    }
     command
-        .args(["cancel", &flow.service, "--start-url", &site.url()])
         .args(["--tools", "compact", "--headless", "--isolated"])
         .args(["--model", "claude-opus-4-6"])
         .env("ANTHROPIC_API_KEY", SCRIPTED_ANTHROPIC_KEY)
@@ -94,7 +105,7 @@ async fn once(id: &str, model_drives: bool, delay: Option<Duration>) -> Measured
         command.arg("--model-drives");
     }
     let started = Instant::now();
-    let out = e2e::run(command, "y\ny\ny\n").await.unwrap();
+    let out = e2e::run(command, "y\ny\ny\ny\ny\n").await.unwrap();
     let wall_ms = started.elapsed().as_millis();
     let said = e2e::text(&out);
     let result = e2e::last_result(home.path()).unwrap();
@@ -124,8 +135,36 @@ async fn once(id: &str, model_drives: bool, delay: Option<Duration>) -> Measured
     }
 }
 
+/// The flows of services no plugin knows whose cancellation can be
+/// committed online, in the development split.
+fn unknown_services() -> Vec<String> {
+    Catalog::load()
+        .unwrap()
+        .flows()
+        .iter()
+        .filter(|f| !f.plugin && f.split == Split::Development && f.truth.ending == Ending::Commit)
+        .map(|f| f.id.clone())
+        .collect()
+}
+
+fn median(mut values: Vec<usize>) -> usize {
+    values.sort_unstable();
+    values.get(values.len() / 2).copied().unwrap_or_default()
+}
+
 #[tokio::main]
 async fn main() {
+    let part = std::env::var("PART").unwrap_or_default();
+    if part != "unknown" {
+        known().await;
+    }
+    if part != "known" {
+        unknown().await;
+    }
+}
+
+/// The services' own flows and other shapes, as issue 32 measured them.
+async fn known() {
     let only = std::env::var("FLOWS").ok();
     let flows: Vec<&str> = match &only {
         Some(list) => list.split(',').collect(),
@@ -156,5 +195,50 @@ async fn main() {
                 fast.prompts,
             );
         }
+    }
+}
+
+/// The services no plugin knows: each flow once per mode, an instant
+/// model; the medians of the runs that verified.
+async fn unknown() {
+    let flows = match std::env::var("FLOWS") {
+        Ok(list) => list.split(',').map(str::to_owned).collect(),
+        Err(_) => unknown_services(),
+    };
+    println!();
+    println!(
+        "| flow (no plugin) | mode | model requests | request chars (host's count) | request bodies (bytes) | input tokens (o200k) | wall, instant model | verified | yeses |"
+    );
+    println!("|---|---|---|---|---|---|---|---|---|");
+    let mut chars: [Vec<usize>; 2] = [Vec::new(), Vec::new()];
+    for id in &flows {
+        for (i, (mode, drives)) in [("plan first", false), ("--model-drives", true)]
+            .into_iter()
+            .enumerate()
+        {
+            let run = once(id, drives, None).await;
+            if run.verified {
+                chars[i].push(run.chars);
+            }
+            println!(
+                "| {id} | {mode} | {} | {} | {} | {} | {:.1} s | {} | {} |",
+                run.requests,
+                run.chars,
+                run.body,
+                run.tokens,
+                run.wall_ms as f64 / 1000.0,
+                if run.verified { "yes" } else { "**no**" },
+                run.prompts,
+            );
+        }
+    }
+    println!();
+    for (i, mode) in ["plan first", "--model-drives"].into_iter().enumerate() {
+        println!(
+            "median request chars, {mode}, over the {} of {} flows that verified: {}",
+            chars[i].len(),
+            flows.len(),
+            median(chars[i].clone())
+        );
     }
 }
