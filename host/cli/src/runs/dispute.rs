@@ -111,11 +111,19 @@ pub async fn run(args: DisputeArgs, dirs: &Dirs, json: bool) -> Result<u8> {
 
 /// Prints the letter in a headless browser of its own.
 async fn print(html: &str, dest: &Path, dirs: &Dirs) -> std::result::Result<(), String> {
-    let scratch = dirs
-        .cache
-        .join(format!("letter-printer-{}", std::process::id()));
-    let options = BrowserOptions::headless_isolated(scratch.join("output"));
-    receipt::print_pdf_headless(&options, html, dest, scratch)
+    // A fresh folder each time, never one named by the process id: an
+    // earlier process's folder (a locked profile, a dangling link) must
+    // not be taken for this one's.
+    std::fs::create_dir_all(&dirs.cache)
+        .map_err(|e| format!("cannot make {}: {e}", dirs.cache.display()))?;
+    let scratch = tempfile::Builder::new()
+        .prefix("letter-printer-")
+        .tempdir_in(&dirs.cache)
+        .map_err(|e| format!("cannot make a folder in {}: {e}", dirs.cache.display()))?;
+    let options = BrowserOptions::headless_isolated(scratch.path().join("output"));
+    // The printer removes its folder when done; the guard removes it too
+    // if printing stopped first.
+    receipt::print_pdf_headless(&options, html, dest, scratch.path().to_path_buf())
         .await
         .map_err(|e| e.to_string())
 }
