@@ -30,13 +30,20 @@ pub fn in_browser(path: &Path) -> Shown {
         return Shown::NoScreen;
     }
     // Not waited for: the opener may stay for as long as the browser does.
-    match std::process::Command::new(OPENER)
+    let mut opener = std::process::Command::new(OPENER);
+    opener
         .arg(path)
         .stdin(std::process::Stdio::null())
         .stdout(std::process::Stdio::null())
-        .stderr(std::process::Stdio::null())
-        .spawn()
-    {
+        .stderr(std::process::Stdio::null());
+    // A process group of its own: when this command ends and its terminal
+    // hangs up (`ssh -t host subterminator …`, a terminal that closes with
+    // it), the hang-up goes to the terminal's foreground group and not to
+    // an opener that has not handed the file to the browser yet (seen in
+    // CI: the opener killed before it ran, the page never opened).
+    #[cfg(unix)]
+    std::os::unix::process::CommandExt::process_group(&mut opener, 0);
+    match opener.spawn() {
         Ok(_) => Shown::Opened,
         Err(e) => Shown::Failed(format!("cannot start {OPENER}: {e}; open it in a browser")),
     }

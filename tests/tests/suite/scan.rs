@@ -1158,14 +1158,19 @@ async fn the_html_report_renders_in_chromium_and_opens_on_a_screen() {
     assert!(dom.contains("&lt;img src=x onerror="), "{dom}");
     assert!(dom.contains("<title>Subscriptions found</title>"), "{dom}");
 
-    // On a terminal with a display, the desktop's opener gets the page.
+    // On a terminal with a display, the desktop's opener gets the page. It
+    // takes its time, as a real one does: it must outlive the terminal's
+    // hang-up when this command ends (it died to it before, in CI).
     let bin = home.path().join("bin");
     std::fs::create_dir(&bin).unwrap();
     let opened = home.path().join("opened");
     let opener = bin.join("xdg-open");
     std::fs::write(
         &opener,
-        format!("#!/bin/sh\nprintf '%s' \"$1\" > '{}'\n", opened.display()),
+        format!(
+            "#!/bin/sh\nsleep 0.5\nprintf '%s' \"$1\" > '{}'\n",
+            opened.display()
+        ),
     )
     .unwrap();
     std::fs::set_permissions(&opener, std::os::unix::fs::PermissionsExt::from_mode(0o755)).unwrap();
