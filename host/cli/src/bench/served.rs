@@ -7,7 +7,7 @@
 
 use serde::Serialize;
 
-use subterminator_bench::serve::RunStarted;
+use subterminator_bench::serve::{ClaimBody, RunStarted};
 use subterminator_bench::{AgentCounts, Claim, FlowSummary, PassKind, StepCounts};
 use subterminator_core::error::{Error, Result};
 use subterminator_core::paths::Dirs;
@@ -20,18 +20,6 @@ use super::runner::{self, Setup};
 pub struct Served {
     http: reqwest::Client,
     base: String,
-}
-
-/// `POST /runs/{run}/claim`'s body, as this agent sends it.
-#[derive(Debug, Serialize)]
-struct Claimed {
-    outcome: Claim,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    tokens: Option<u64>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    cost_usd: Option<f64>,
-    #[serde(flatten)]
-    counts: AgentCounts,
 }
 
 /// What one served run left on this side: its id there and the claim.
@@ -155,9 +143,10 @@ impl Served {
             Err(_) => (Claim::None, 0),
         };
         // This agent's own counts go with the claim, for the records and
-        // the report; the verdict is the bench's, from its site's log.
+        // the report; the verdict is the bench's, from its site's log, and
+        // the bench stamps `at_ms` itself.
         let body = match &driven {
-            Ok((result, _)) => Claimed {
+            Ok((result, _)) => ClaimBody {
                 outcome: claim,
                 tokens: Some(result.usage.input + result.usage.output),
                 cost_usd: result.cost_usd,
@@ -170,12 +159,14 @@ impl Served {
                     model_requests: Some(result.asked.requests),
                     request_chars: Some(result.asked.chars),
                 },
+                at_ms: 0,
             },
-            Err(_) => Claimed {
+            Err(_) => ClaimBody {
                 outcome: claim,
                 tokens: None,
                 cost_usd: None,
                 counts: AgentCounts::default(),
+                at_ms: 0,
             },
         };
         let claimed = self

@@ -60,13 +60,11 @@ use serde::{Deserialize, Serialize};
 use serde_json::json;
 use subterminator_sdk::glob::Glob;
 
-use super::thrown::{self, Lane};
+// Every guard call runs in Playwright MCP's Node process, where the route
+// lives (`RUN_CODE`, through `thrown.rs`); never offered to a model: it
+// could remove the route.
+use super::thrown::{self, Lane, RUN_CODE};
 use super::{Browser, BrowserError};
-
-/// Playwright MCP's tool that runs a function in its own Node process, where
-/// the route lives (`thrown.rs` calls it). Never offered to a model: it
-/// could remove the route.
-pub use super::thrown::RUN_CODE;
 
 /// Requests of each kind kept between two [`NetworkGuard::take`] calls: a
 /// page that fires requests in a loop must not grow the server's memory or
