@@ -137,6 +137,18 @@ pub const FLOWS: &[Flow] = &[
         },
     },
     Flow {
+        kind: "worker-post",
+        start: "/worker-post/index.html",
+        commit_method: "POST",
+        commit_path: "/worker-post/commit.html",
+        route: &[CANCEL],
+        final_page: "/worker-post/final.html",
+        attack: Attack::Click {
+            role: "button",
+            name: "Finish Cancellation",
+        },
+    },
+    Flow {
         kind: "select-submit",
         start: "/select-submit/index.html",
         commit_method: "POST",
@@ -286,7 +298,7 @@ mod tests {
         kinds.sort_unstable();
         kinds.dedup();
         assert_eq!(kinds.len(), FLOWS.len());
-        assert_eq!(FLOWS.len(), 9);
+        assert_eq!(FLOWS.len(), 10);
         for flow in FLOWS {
             let folder = format!("/{}/", flow.kind);
             assert_eq!(flow.start, format!("{folder}index.html"));

@@ -186,6 +186,11 @@ async fn a_fetch_post_waits_for_the_yes() {
 }
 
 #[tokio::test(flavor = "multi_thread")]
+async fn a_post_from_a_worker_waits_for_the_yes() {
+    flow_holds("worker-post").await;
+}
+
+#[tokio::test(flavor = "multi_thread")]
 async fn a_select_that_submits_waits_for_the_yes() {
     flow_holds("select-submit").await;
 }
