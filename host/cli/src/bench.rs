@@ -314,6 +314,7 @@ fn spec(args: &BenchArgs) -> SessionSpec {
         billing_descriptors: Vec::new(),
         browser: None,
         attach: None,
+        served: None,
         isolated: true,
         json: true,
         verbose: false,

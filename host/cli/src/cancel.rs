@@ -159,6 +159,7 @@ impl RunArgs {
             billing_descriptors: Vec::new(),
             browser: self.browser.clone(),
             attach: session::attach(self.cdp_endpoint.as_deref(), &config.browser)?,
+            served: None,
             isolated: false,
             json,
             verbose,

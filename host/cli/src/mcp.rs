@@ -141,6 +141,7 @@ impl McpArgs {
             billing_descriptors: Vec::new(),
             browser: self.browser.clone(),
             attach,
+            served: None,
             isolated: self.isolated,
             json: true,
             verbose: false,

@@ -44,6 +44,7 @@ pub mod package;
 pub mod process;
 pub mod procfs;
 pub mod result;
+pub mod served;
 pub mod shared;
 pub mod sight;
 pub mod thrown;
@@ -54,6 +55,7 @@ pub use attach::Attach;
 pub use client::{Browser, ProcessInfo};
 pub use launch::{NodeInfo, detect_executable, preflight_node};
 pub use result::{parse_result, parse_snapshot, strip_ansi};
+pub use served::{Served, ServedPlaywright};
 pub use shared::SharedChromium;
 pub use tree::parse_tree;
 
@@ -150,6 +152,9 @@ pub struct BrowserOptions {
     pub call_timeout: Duration,
     /// Attach to a browser that already runs instead of launching one.
     pub attach: Option<Attach>,
+    /// A session of a served server that already runs (and is attached to
+    /// `attach`) instead of a server of its own: CancelBench's runs.
+    pub served: Option<Served>,
 }
 
 impl BrowserOptions {
@@ -163,6 +168,7 @@ impl BrowserOptions {
             command: None,
             call_timeout: CALL_TIMEOUT,
             attach: None,
+            served: None,
         }
     }
 

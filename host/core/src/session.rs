@@ -10,7 +10,7 @@ use std::sync::Arc;
 use crate::agent::{
     Agent, CompactToolset, Driver, FullToolset, OfflinePolicy, Reporter, RunOptions, Toolset,
 };
-use crate::browser::{Attach, Browser, BrowserOptions, UserData};
+use crate::browser::{Attach, Browser, BrowserOptions, Served, UserData};
 use crate::config::{BrowserConfig, Config};
 use crate::error::{Error, Result};
 use crate::feed::{Event, TaskResult};
@@ -62,6 +62,9 @@ pub struct SessionSpec {
     /// `--cdp-endpoint` or `[browser] cdp-endpoint`: a browser that runs
     /// already, attached to instead of launched.
     pub attach: Option<Attach>,
+    /// A served Playwright MCP server attached to `attach`, whose session
+    /// the run takes instead of starting a server (CancelBench's runs).
+    pub served: Option<Served>,
     pub isolated: bool,
     pub json: bool,
     pub verbose: bool,
@@ -398,6 +401,7 @@ fn browser_options(
         .or_else(|| config.browser.executable.clone());
     options.command = config.browser.command.clone();
     options.attach = spec.attach.clone();
+    options.served = spec.served.clone();
     options
 }
 

@@ -582,3 +582,129 @@ async fn seen(browser: &Browser, url: &str) -> String {
         .unwrap();
     out.result.unwrap_or_default()
 }
+
+/// CancelBench's runs are sessions of one Playwright MCP server per job
+/// (`ServedPlaywright`): what one run leaves (a cookie, local storage, the
+/// network guard opened for a yes, a page) is not there for the next on
+/// the same server, and its page is closed when its session ends, so a
+/// timer on it cannot send anything later.
+#[tokio::test(flavor = "multi_thread")]
+async fn runs_on_one_served_server_share_no_state() {
+    use subterminator_core::browser::guard::{GuardMode, GuardRules, NetworkGuard};
+    use subterminator_core::browser::{Attach, ServedPlaywright, SharedChromium};
+
+    let _one = ONE_AT_A_TIME.lock().await;
+    let pages = tempfile::tempdir().unwrap();
+    std::fs::write(
+        pages.path().join("index.html"),
+        "<title>Account</title><p>account</p>",
+    )
+    .unwrap();
+    let site = Site::serve(pages.path()).await.unwrap();
+    let mut chromium = SharedChromium::start(Path::new(CHROMIUM), true, None).unwrap();
+    let attach = Attach::parse(&chromium.endpoint(), None).unwrap();
+    let folder = tempfile::tempdir().unwrap();
+    let server = ServedPlaywright::start(&attach, folder.path())
+        .await
+        .unwrap();
+    let runs = tempfile::tempdir().unwrap();
+    let run = |name: &str| BrowserOptions {
+        attach: Some(attach.clone()),
+        served: Some(server.served().clone()),
+        ..options(&runs.path().join(name), UserData::Isolated)
+    };
+    let url = site.url("/index.html");
+    // What the guard's state is in the session's context, and how many
+    // pages the context has.
+    let guard_and_pages = async |browser: &Browser| {
+        let code = "async (page) => { const g = page.context().__subterminatorGuard; return JSON.stringify({ guard: g ? JSON.stringify(g.mode || g.state || 'set') : null, pages: page.context().pages().length }); }";
+        let out = browser
+            .call(
+                subterminator_core::browser::thrown::RUN_CODE,
+                serde_json::json!({ "code": code }),
+            )
+            .await
+            .unwrap();
+        out.result.unwrap_or_default()
+    };
+
+    let first = Browser::start(run("first")).await.unwrap();
+    first.navigate(&url).await.unwrap();
+    first.snapshot().await.unwrap();
+    // The page trees the server saved are the run's, in its own folder
+    // (the receipt's audit reads them there), not the server's.
+    let trees = |dir: &Path| {
+        std::fs::read_dir(dir)
+            .map(|d| {
+                d.flatten()
+                    .filter(|e| e.file_name().to_string_lossy().ends_with(".yml"))
+                    .count()
+            })
+            .unwrap_or(0)
+    };
+    assert!(trees(&runs.path().join("first").join("browser")) > 0);
+    assert_eq!(trees(folder.path()), 0);
+    let guard = NetworkGuard::install(&first, &GuardRules::default())
+        .await
+        .unwrap();
+    guard
+        .set_mode(
+            &first,
+            GuardMode::Approved {
+                turn: 1,
+                commits: true,
+            },
+        )
+        .await
+        .unwrap();
+    let left = guard_and_pages(&first).await;
+    assert!(!left.contains(r#"\"guard\":null"#), "{left}");
+    first
+        .call(
+            subterminator_core::browser::tools::EVALUATE,
+            serde_json::json!({ "function": "() => { document.cookie = 'left=behind; max-age=3600'; localStorage.setItem('left', 'behind'); }" }),
+        )
+        .await
+        .unwrap();
+    assert!(seen(&first, &url).await.contains("left=behind|behind"));
+    first.shutdown().await.unwrap();
+
+    // Its page is gone from the browser once its session ended.
+    subterminator_core::tls::ready();
+    let started = Instant::now();
+    let listed = loop {
+        let listed = reqwest::get(format!("{}/json/list", chromium.endpoint()))
+            .await
+            .unwrap()
+            .text()
+            .await
+            .unwrap();
+        if !listed.contains(&url) || started.elapsed() > Duration::from_secs(10) {
+            break listed;
+        }
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    };
+    assert!(!listed.contains(&url), "{listed}");
+
+    // The next session on the same server: nothing of the first.
+    let next = Browser::start(run("next")).await.unwrap();
+    let state = seen(&next, &url).await;
+    assert!(
+        state.contains("|null") && !state.contains("left"),
+        "{state}"
+    );
+    let fresh = guard_and_pages(&next).await;
+    assert!(
+        fresh.contains(r#"\"guard\":null"#) && fresh.contains(r#"\"pages\":1"#),
+        "{fresh}"
+    );
+    assert_eq!(
+        next.processes().await,
+        ProcessInfo::default(),
+        "not its server"
+    );
+    next.shutdown().await.unwrap();
+    assert!(chromium.running());
+    assert!(is_alive(server.pid()), "the server serves the next run");
+    server.stop().await;
+}

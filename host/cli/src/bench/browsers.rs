@@ -1,26 +1,43 @@
 //! The browsers a bench's runs attach to: one headless Chromium per job,
-//! each lent to one run at a time, every run a context of its own in it
-//! (`SharedChromium`). One per job, not one for all: two Playwright servers
+//! each lent to one run at a time with a Playwright MCP server attached to
+//! it (`ServedPlaywright`), every run a session of that server and so a
+//! context of its own in the browser (`SharedChromium`): Chromium, Node.js
+//! and Playwright start once per job, not once per run. One per job, not
+//! one for all: two Playwright servers
 //! attached to one browser see each other's pages, and one dismisses a
 //! dialog the other's page opened (measured: the confirm-dialog flows
 //! failed two runs in three at two jobs on one browser, never on one each).
 
 use std::sync::{Mutex, PoisonError};
 
-use subterminator_core::browser::{Attach, SharedChromium};
+use subterminator_core::browser::{Attach, Served, ServedPlaywright, SharedChromium};
 use subterminator_core::error::{Error, Result};
 
 /// Browsers to lend, and the ones started here (ended when this is dropped).
 pub struct Browsers {
-    free: Mutex<Vec<Attach>>,
+    free: Mutex<Vec<Lent>>,
+    // Dropped in this order: the servers, their folders, the browsers.
+    _served: Vec<ServedPlaywright>,
+    _folders: Vec<tempfile::TempDir>,
     _started: Vec<SharedChromium>,
 }
 
+/// What one run is lent: the browser, and the server to make its session
+/// on (`None`: the run starts a server of its own).
+#[derive(Debug, Clone)]
+pub struct Lent {
+    pub attach: Attach,
+    pub served: Option<Served>,
+}
+
 impl Browsers {
-    /// `jobs` headless Chromiums started for the bench.
+    /// `jobs` headless Chromiums started for the bench, and a served
+    /// Playwright MCP server attached to each.
     pub async fn start(jobs: usize, executable: std::path::PathBuf) -> Result<Browsers> {
         let as_root = subterminator_core::browser::launch::running_as_root();
         let mut started = Vec::with_capacity(jobs);
+        let mut served = Vec::with_capacity(jobs);
+        let mut folders = Vec::with_capacity(jobs);
         let mut free = Vec::with_capacity(jobs);
         for _ in 0..jobs.max(1) {
             let executable = executable.clone();
@@ -29,14 +46,24 @@ impl Browsers {
             })
             .await
             .map_err(|e| Error::Configuration(format!("the bench's browser: {e}")))??;
-            free.push(
-                Attach::parse(&chromium.endpoint(), None)
-                    .map_err(|e| Error::Configuration(format!("the bench's browser: {e}")))?,
-            );
+            let attach = Attach::parse(&chromium.endpoint(), None)
+                .map_err(|e| Error::Configuration(format!("the bench's browser: {e}")))?;
             started.push(chromium);
+            let folder = tempfile::tempdir().map_err(|e| {
+                Error::Configuration(format!("the bench's Playwright MCP server: no folder: {e}"))
+            })?;
+            let server = ServedPlaywright::start(&attach, folder.path()).await?;
+            free.push(Lent {
+                attach,
+                served: Some(server.served().clone()),
+            });
+            served.push(server);
+            folders.push(folder);
         }
         Ok(Browsers {
             free: Mutex::new(free),
+            _served: served,
+            _folders: folders,
             _started: started,
         })
     }
@@ -44,8 +71,14 @@ impl Browsers {
     /// A browser that already runs (`--cdp-endpoint`), lent to every run:
     /// the person chose it, and shares it as they chose.
     pub fn attached(attach: Attach, jobs: usize) -> Browsers {
+        let lent = Lent {
+            attach,
+            served: None,
+        };
         Browsers {
-            free: Mutex::new(vec![attach; jobs.max(1)]),
+            free: Mutex::new(vec![lent; jobs.max(1)]),
+            _served: Vec::new(),
+            _folders: Vec::new(),
             _started: Vec::new(),
         }
     }
@@ -54,36 +87,36 @@ impl Browsers {
     /// inside when every one is out (more runs at once than jobs, which
     /// the caller's semaphore prevents): the run then starts its own.
     pub fn lease(&self) -> Lease<'_> {
-        let attach = self
+        let lent = self
             .free
             .lock()
             .unwrap_or_else(PoisonError::into_inner)
             .pop();
-        Lease { pool: self, attach }
+        Lease { pool: self, lent }
     }
 }
 
 /// One run's browser.
 pub struct Lease<'a> {
     pool: &'a Browsers,
-    attach: Option<Attach>,
+    lent: Option<Lent>,
 }
 
 impl Lease<'_> {
     /// What the run attaches to.
-    pub fn attach(&self) -> Option<&Attach> {
-        self.attach.as_ref()
+    pub fn lent(&self) -> Option<&Lent> {
+        self.lent.as_ref()
     }
 }
 
 impl Drop for Lease<'_> {
     fn drop(&mut self) {
-        if let Some(attach) = self.attach.take() {
+        if let Some(lent) = self.lent.take() {
             self.pool
                 .free
                 .lock()
                 .unwrap_or_else(PoisonError::into_inner)
-                .push(attach);
+                .push(lent);
         }
     }
 }

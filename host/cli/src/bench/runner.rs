@@ -17,8 +17,7 @@ use subterminator_core::plugin::{Registry, ServiceEntry};
 use subterminator_core::session::{self, Run, SessionSpec};
 
 use super::ask;
-use super::browsers::Browsers;
-use subterminator_core::browser::Attach;
+use super::browsers::{Browsers, Lent};
 
 /// What every run of one bench invocation shares.
 pub struct Setup {
@@ -43,14 +42,15 @@ pub struct Setup {
 /// knows, the generic service made from its address (`cancel <address>`).
 async fn service_for(
     setup: &Setup,
-    browser: Option<&Attach>,
+    browser: Option<&Lent>,
     plugin: bool,
     service: &str,
     url: String,
 ) -> Result<(ServiceEntry, SessionSpec)> {
     let mut spec = setup.spec.clone();
-    if let Some(browser) = browser {
-        spec.attach = Some(browser.clone());
+    if let Some(lent) = browser {
+        spec.attach = Some(lent.attach.clone());
+        spec.served = lent.served.clone();
     }
     if plugin {
         spec.start_url = Some(url);
@@ -66,7 +66,7 @@ async fn service_for(
 /// `learning` is the yes-to-all run `--replay` remembers a path from.
 pub async fn drive(
     setup: &Setup,
-    browser: Option<&Attach>,
+    browser: Option<&Lent>,
     flow: &FlowSummary,
     url: String,
     dirs: &Dirs,

@@ -128,7 +128,7 @@ impl Served {
         let browser = setup.browsers.lease();
         let driven = runner::drive(
             setup,
-            browser.attach(),
+            browser.lent(),
             flow,
             started.start_url.clone(),
             dirs,

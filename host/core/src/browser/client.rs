@@ -13,17 +13,21 @@
 //! action to give up. Those calls only read and set the guard's state and
 //! take a picture; they never reconnect.
 
-use std::path::{Path, PathBuf};
+use std::path::{Component, Path, PathBuf};
 use std::time::Instant;
 
 use rmcp::model::{CallToolRequestParams, CallToolResult};
 use rmcp::service::{Peer, RunningService};
+use rmcp::transport::streamable_http_client::{
+    StreamableHttpClientTransport, StreamableHttpClientTransportConfig,
+};
 use rmcp::{RoleClient, ServiceError, ServiceExt};
 use serde_json::Value;
 
 use super::launch::{self, LaunchPlan};
 use super::process::ServerProcess;
 use super::result::{classify_error, parse_result, parse_snapshot};
+use super::served::Served;
 use super::tools as mcp;
 use super::{
     BrowserError, BrowserOptions, CLOSE_CALL_TIMEOUT, CONNECT_TIMEOUT, REQUIRED_TOOLS,
@@ -53,8 +57,18 @@ pub struct ProcessInfo {
 
 struct Connection {
     service: RunningService<RoleClient, ()>,
-    /// Dropping it kills every process of the server (see [`ServerProcess`]).
-    process: ServerProcess,
+    /// Dropping it kills every process of the server (see [`ServerProcess`]);
+    /// `None` for a session of a served server, which is not this run's.
+    process: Option<ServerProcess>,
+}
+
+impl Connection {
+    fn stderr_tail(&self) -> String {
+        self.process
+            .as_ref()
+            .map(ServerProcess::stderr_tail)
+            .unwrap_or_default()
+    }
 }
 
 struct Session {
@@ -94,16 +108,32 @@ impl Browser {
     /// and the check that the tools the host relies on are there. The browser
     /// itself starts with the first call.
     pub async fn start(opts: BrowserOptions) -> Result<Browser, BrowserError> {
-        let prepared = {
-            let opts = opts.clone();
-            tokio::task::spawn_blocking(move || launch::prepare(&opts)).await
+        let plan = match &opts.served {
+            // The served server was checked and started already; its files
+            // are moved into this run's own folder as they are named.
+            Some(served) => {
+                std::fs::create_dir_all(&opts.output_dir).map_err(|e| {
+                    BrowserError::io(
+                        "cannot create the browser output folder",
+                        &opts.output_dir,
+                        e,
+                    )
+                })?;
+                LaunchPlan::served(served, &opts.output_dir)
+            }
+            None => {
+                let prepared = {
+                    let opts = opts.clone();
+                    tokio::task::spawn_blocking(move || launch::prepare(&opts)).await
+                };
+                prepared.map_err(|e| BrowserError::Connect {
+                    command: "preflight".to_owned(),
+                    detail: e.to_string(),
+                })??
+            }
         };
-        let plan = prepared.map_err(|e| BrowserError::Connect {
-            command: "preflight".to_owned(),
-            detail: e.to_string(),
-        })??;
         let started = Instant::now();
-        let (conn, tools) = connect(&plan).await?;
+        let (conn, tools) = connect(&plan, opts.served.as_ref()).await?;
         tracing::info!(
             elapsed_ms = started.elapsed().as_millis() as u64,
             tools = tools.len(),
@@ -217,6 +247,7 @@ impl Browser {
                 Ok(Ok(result)) => result,
             };
         let text = result_text(&result);
+        self.claim_files(&text);
         if result.is_error == Some(true) {
             return Err(BrowserError::Tool {
                 tool: name.to_owned(),
@@ -368,15 +399,18 @@ impl Browser {
     pub async fn processes(&self) -> ProcessInfo {
         let mut session = self.session.lock().await;
         match session.conn.as_mut() {
-            Some(conn) => {
-                conn.process.refresh();
+            Some(Connection {
+                process: Some(process),
+                ..
+            }) => {
+                process.refresh();
                 ProcessInfo {
-                    server_pid: Some(conn.process.pid()),
-                    pids: conn.process.pids(),
-                    groups: conn.process.groups(),
+                    server_pid: Some(process.pid()),
+                    pids: process.pids(),
+                    groups: process.groups(),
                 }
             }
-            None => ProcessInfo::default(),
+            _ => ProcessInfo::default(),
         }
     }
 
@@ -500,7 +534,7 @@ impl Browser {
                 }));
             }
             Ok(Err(e @ (ServiceError::TransportClosed | ServiceError::TransportSend(_)))) => {
-                let detail = format!("{e}; server stderr: {}", conn.process.stderr_tail());
+                let detail = format!("{e}; server stderr: {}", conn.stderr_tail());
                 if let Some(conn) = session.conn.take() {
                     close_connection(conn, false).await;
                 }
@@ -515,10 +549,13 @@ impl Browser {
             Ok(Ok(result)) => result,
         };
         // Chromium starts on the first call, and again after browser_close.
-        if name == mcp::NAVIGATE || conn.process.groups().len() < 2 {
-            conn.process.refresh();
+        if let Some(process) = conn.process.as_mut()
+            && (name == mcp::NAVIGATE || process.groups().len() < 2)
+        {
+            process.refresh();
         }
         let text = result_text(&result);
+        self.claim_files(&text);
         if result.is_error == Some(true) {
             let profile = match &self.opts.user_data {
                 UserData::Persistent(p) => Some(p.as_path()),
@@ -541,6 +578,37 @@ impl Browser {
         Ok(text)
     }
 
+    /// A served session's files (the page trees the audit reads, a
+    /// screenshot, a PDF) are written into the served server's folder,
+    /// which later runs share: each one a result names is moved into this
+    /// run's own folder, at the same relative path, before the result is
+    /// read, so the run's folder holds what its own server would have
+    /// written there. Only plain relative paths to files that exist are
+    /// taken: a page's text can print a link too.
+    fn claim_files(&self, text: &str) {
+        let Some(served) = &self.opts.served else {
+            return;
+        };
+        for (_, target) in super::result::links(text) {
+            let target = target.split('#').next().unwrap_or(target);
+            let relative = Path::new(target);
+            if target.is_empty()
+                || !relative
+                    .components()
+                    .all(|c| matches!(c, Component::CurDir | Component::Normal(_)))
+            {
+                continue;
+            }
+            let from = served.dir.join(relative);
+            if !from.is_file() {
+                continue;
+            }
+            if let Err(e) = move_file(&from, &self.plan.cwd.join(relative)) {
+                tracing::debug!("a served file stays where it is: {e}");
+            }
+        }
+    }
+
     async fn reconnect(
         &self,
         session: &mut Session,
@@ -559,7 +627,7 @@ impl Browser {
         }
         session.reconnects_left -= 1;
         tracing::warn!(tool, %detail, "connection to Playwright MCP lost; reconnecting");
-        let (conn, _) = connect(&self.plan).await?;
+        let (conn, _) = connect(&self.plan, self.opts.served.as_ref()).await?;
         self.set_beside(Some(conn.service.peer().clone()));
         session.conn = Some(conn);
         Ok(())
@@ -572,7 +640,88 @@ struct ListedTool {
     read_only: bool,
 }
 
-async fn connect(plan: &LaunchPlan) -> Result<(Connection, Vec<ListedTool>), BrowserError> {
+async fn connect(
+    plan: &LaunchPlan,
+    served: Option<&Served>,
+) -> Result<(Connection, Vec<ListedTool>), BrowserError> {
+    let (service, tools, process) = match served {
+        Some(served) => {
+            let (service, tools) = session_of(plan, served).await?;
+            (service, tools, None)
+        }
+        None => {
+            let (service, tools, process) = spawn_and_connect(plan).await?;
+            (service, tools, Some(process))
+        }
+    };
+    let tools = tools
+        .into_iter()
+        .map(|t| ListedTool {
+            read_only: t
+                .annotations
+                .as_ref()
+                .and_then(|a| a.read_only_hint)
+                .unwrap_or(false),
+            schema: ToolSchema {
+                name: t.name.to_string(),
+                description: t.description.map(|d| d.to_string()).unwrap_or_default(),
+                input_schema: Value::Object((*t.input_schema).clone()),
+            },
+        })
+        .collect();
+    Ok((Connection { service, process }, tools))
+}
+
+/// A new session of the served server: a browser context of its own,
+/// closed by the server when the session ends. A session the server no
+/// longer knows is never silently replaced by a new one (which would be a
+/// fresh context, its page and guard gone): the call fails, and the one
+/// reconnect makes the new session in the open.
+async fn session_of(
+    plan: &LaunchPlan,
+    served: &Served,
+) -> Result<(RunningService<RoleClient, ()>, Vec<rmcp::model::Tool>), BrowserError> {
+    let failed = |detail: String| BrowserError::Connect {
+        command: plan.display.clone(),
+        detail,
+    };
+    crate::tls::ready();
+    let client = reqwest::Client::builder()
+        .no_proxy()
+        .build()
+        .map_err(|e| failed(format!("cannot make an HTTP client: {e}")))?;
+    let config = StreamableHttpClientTransportConfig::with_uri(served.url.as_str())
+        .reinit_on_expired_session(false);
+    let transport = StreamableHttpClientTransport::with_client(client, config);
+    let handshake = async {
+        let service = ().serve(transport).await.map_err(|e| e.to_string())?;
+        let tools = service
+            .list_all_tools()
+            .await
+            .map_err(|e| format!("tools/list: {e}"))?;
+        Ok::<_, String>((service, tools))
+    };
+    match tokio::time::timeout(CONNECT_TIMEOUT, handshake).await {
+        Ok(Ok(ok)) => Ok(ok),
+        Ok(Err(detail)) => Err(failed(detail)),
+        Err(_) => Err(failed(format!(
+            "no answer to initialize and tools/list within {} s",
+            CONNECT_TIMEOUT.as_secs()
+        ))),
+    }
+}
+
+/// The run's own server, started and connected over its stdio.
+async fn spawn_and_connect(
+    plan: &LaunchPlan,
+) -> Result<
+    (
+        RunningService<RoleClient, ()>,
+        Vec<rmcp::model::Tool>,
+        ServerProcess,
+    ),
+    BrowserError,
+> {
     let (mut process, stdout, stdin) = ServerProcess::spawn(plan)?;
     let handshake = async {
         let service = ().serve((stdout, stdin)).await.map_err(|e| e.to_string())?;
@@ -598,22 +747,7 @@ async fn connect(plan: &LaunchPlan) -> Result<(Connection, Vec<ListedTool>), Bro
             return Err(connect_error(plan, &process, detail));
         }
     };
-    let tools = tools
-        .into_iter()
-        .map(|t| ListedTool {
-            read_only: t
-                .annotations
-                .as_ref()
-                .and_then(|a| a.read_only_hint)
-                .unwrap_or(false),
-            schema: ToolSchema {
-                name: t.name.to_string(),
-                description: t.description.map(|d| d.to_string()).unwrap_or_default(),
-                input_schema: Value::Object((*t.input_schema).clone()),
-            },
-        })
-        .collect();
-    Ok((Connection { service, process }, tools))
+    Ok((service, tools, process))
 }
 
 fn connect_error(plan: &LaunchPlan, process: &ServerProcess, detail: String) -> BrowserError {
@@ -630,12 +764,14 @@ fn connect_error(plan: &LaunchPlan, process: &ServerProcess, detail: String) -> 
 }
 
 /// Ends a connection: `browser_close` first when `orderly` (it saves the
-/// profile), then every process, then the rmcp session.
+/// profile), then every process, then the rmcp session. A served session
+/// is only ended: the server then closes its context, pages and all.
 async fn close_connection(conn: Connection, orderly: bool) {
-    let Connection {
-        service,
-        mut process,
-    } = conn;
+    let Connection { service, process } = conn;
+    let Some(mut process) = process else {
+        let _ = tokio::time::timeout(SHUTDOWN_TIMEOUT, service.cancel()).await;
+        return;
+    };
     if orderly && !service.is_transport_closed() {
         let close = service.call_tool(CallToolRequestParams::new(mcp::CLOSE));
         match tokio::time::timeout(CLOSE_CALL_TIMEOUT, close).await {

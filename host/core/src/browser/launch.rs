@@ -236,6 +236,22 @@ pub struct LaunchPlan {
     pub display: String,
 }
 
+impl LaunchPlan {
+    /// No command: a session of the served server at `served`. Its file
+    /// links resolve against `own`, the run's own folder, into which the
+    /// client moves each file a result names (`Browser::claim_files`).
+    pub fn served(served: &super::Served, own: &Path) -> LaunchPlan {
+        LaunchPlan {
+            program: String::new(),
+            args: Vec::new(),
+            cwd: own.to_path_buf(),
+            executable: None,
+            env: Vec::new(),
+            display: format!("Playwright MCP served at {}", served.url),
+        }
+    }
+}
+
 /// Playwright MCP reads these as `--cdp-endpoint` and `--cdp-header`.
 pub const CDP_ENDPOINT_ENV: &str = "PLAYWRIGHT_MCP_CDP_ENDPOINT";
 pub const CDP_HEADERS_ENV: &str = "PLAYWRIGHT_MCP_CDP_HEADERS";
