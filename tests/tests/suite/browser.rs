@@ -708,3 +708,129 @@ async fn runs_on_one_served_server_share_no_state() {
     assert!(is_alive(server.pid()), "the server serves the next run");
     server.stop().await;
 }
+
+/// Escape test for the served server (`ServedPlaywright`): it listens on a
+/// loopback port the pages in its browser can reach, and its
+/// `browser_run_code_unsafe` runs code in Node.js beside the network guard.
+/// A page that knows the port (it could scan for it) tries every way a page
+/// has to send to it (a POST whose content type only says JSON, as a fetch,
+/// a beacon and a batch; a JSON POST, which needs a preflight; the legacy
+/// SSE stream), with no guard to stop any of it: nothing it sends runs.
+/// The control: the same call sent as an MCP client sends it runs, so the
+/// payload would show if it ever got through.
+#[tokio::test(flavor = "multi_thread")]
+async fn a_page_cannot_drive_the_served_server() {
+    use subterminator_core::browser::{Attach, ServedPlaywright, SharedChromium};
+
+    let _one = ONE_AT_A_TIME.lock().await;
+    let pages = tempfile::tempdir().unwrap();
+    std::fs::write(
+        pages.path().join("index.html"),
+        r#"<title>Account</title><p id="state">trying</p>
+<script>
+const q = new URLSearchParams(location.search);
+const port = q.get('port');
+const call = (id) => ({ jsonrpc: '2.0', id, method: 'tools/call', params: { name: 'browser_run_code_unsafe',
+  arguments: { code: "async (page) => { await page.goto('" + location.origin + "/pwned'); }" } } });
+const init = { jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18',
+  capabilities: {}, clientInfo: { name: 'page', version: '1' } } };
+const simple = { 'Content-Type': 'text/plain;x=application/json', 'Accept': 'application/json, text/event-stream' };
+const quietly = (p) => p.then(() => {}, () => {});
+(async () => {
+  for (const host of ['localhost', '127.0.0.1', '[::1]']) {
+    const base = 'http://' + host + ':' + port;
+    for (const body of [init, [init, call(2)], call(3), [call(4)]]) {
+      await quietly(fetch(base + '/mcp', { method: 'POST', mode: 'no-cors', headers: simple, body: JSON.stringify(body) }));
+    }
+    await quietly(fetch(base + '/mcp', { method: 'POST', headers: { 'Content-Type': 'application/json',
+      'Accept': 'application/json, text/event-stream' }, body: JSON.stringify(init) }));
+    navigator.sendBeacon(base + '/mcp', new Blob([JSON.stringify(call(5))], { type: 'text/plain;x=application/json' }));
+    try { new EventSource(base + '/sse'); } catch (e) {}
+    await quietly(fetch(base + '/sse', { mode: 'no-cors' }));
+    await quietly(fetch(base + '/messages?sessionId=x', { method: 'POST', mode: 'no-cors', headers: simple, body: JSON.stringify(call(6)) }));
+  }
+  document.getElementById('state').textContent = 'tried';
+})();
+</script>"#,
+    )
+    .unwrap();
+    let site = Site::serve(pages.path()).await.unwrap();
+    let _chromium = SharedChromium::start(Path::new(CHROMIUM), true, None).unwrap();
+    let attach = Attach::parse(&_chromium.endpoint(), None).unwrap();
+    let folder = tempfile::tempdir().unwrap();
+    let server = ServedPlaywright::start(&attach, folder.path())
+        .await
+        .unwrap();
+    let port = server
+        .served()
+        .url
+        .trim_start_matches("http://localhost:")
+        .trim_end_matches("/mcp")
+        .to_owned();
+    let runs = tempfile::tempdir().unwrap();
+    let run = Browser::start(BrowserOptions {
+        attach: Some(attach.clone()),
+        served: Some(server.served().clone()),
+        ..options(runs.path(), UserData::Isolated)
+    })
+    .await
+    .unwrap();
+    run.navigate(&site.url(&format!("/index.html?port={port}")))
+        .await
+        .unwrap();
+    let started = Instant::now();
+    while !run.snapshot().await.unwrap().content.contains("tried") {
+        assert!(
+            started.elapsed() < Duration::from_secs(20),
+            "the page never finished"
+        );
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    // Time for anything that got through to arrive.
+    tokio::time::sleep(Duration::from_secs(2)).await;
+    assert!(!site.was_requested("/pwned"), "a page drove the server");
+    // The page's posts do leave the browser (pointed at the site itself,
+    // they arrive): what stops them is the server.
+    let own_port = site.addr().port();
+    run.navigate(&site.url(&format!("/index.html?port={own_port}")))
+        .await
+        .unwrap();
+    let started = Instant::now();
+    while !site
+        .requests()
+        .iter()
+        .any(|r| r.method == "POST" && r.path() == "/mcp")
+    {
+        assert!(
+            started.elapsed() < Duration::from_secs(20),
+            "no post left the page"
+        );
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    run.shutdown().await.unwrap();
+
+    // The control: the same call from an MCP client runs.
+    let control = Browser::start(BrowserOptions {
+        attach: Some(attach.clone()),
+        served: Some(server.served().clone()),
+        ..options(&runs.path().join("control"), UserData::Isolated)
+    })
+    .await
+    .unwrap();
+    let code = format!(
+        "async (page) => {{ await page.goto('{}'); }}",
+        site.url("/pwned")
+    );
+    let _ = control
+        .call(
+            subterminator_core::browser::thrown::RUN_CODE,
+            serde_json::json!({ "code": code }),
+        )
+        .await;
+    assert!(
+        site.was_requested("/pwned"),
+        "the control's call did not run"
+    );
+    control.shutdown().await.unwrap();
+    server.stop().await;
+}
