@@ -603,10 +603,7 @@ async fn runs_on_one_served_server_share_no_state() {
     let site = Site::serve(pages.path()).await.unwrap();
     let mut chromium = SharedChromium::start(Path::new(CHROMIUM), true, None).unwrap();
     let attach = Attach::parse(&chromium.endpoint(), None).unwrap();
-    let folder = tempfile::tempdir().unwrap();
-    let server = ServedPlaywright::start(&attach, folder.path())
-        .await
-        .unwrap();
+    let server = ServedPlaywright::start(&attach).await.unwrap();
     let runs = tempfile::tempdir().unwrap();
     let run = |name: &str| BrowserOptions {
         attach: Some(attach.clone()),
@@ -643,7 +640,7 @@ async fn runs_on_one_served_server_share_no_state() {
             .unwrap_or(0)
     };
     assert!(trees(&runs.path().join("first").join("browser")) > 0);
-    assert_eq!(trees(folder.path()), 0);
+    assert_eq!(trees(&server.served().dir), 0);
     let guard = NetworkGuard::install(&first, &GuardRules::default())
         .await
         .unwrap();
@@ -757,10 +754,7 @@ const quietly = (p) => p.then(() => {}, () => {});
     let site = Site::serve(pages.path()).await.unwrap();
     let _chromium = SharedChromium::start(Path::new(CHROMIUM), true, None).unwrap();
     let attach = Attach::parse(&_chromium.endpoint(), None).unwrap();
-    let folder = tempfile::tempdir().unwrap();
-    let server = ServedPlaywright::start(&attach, folder.path())
-        .await
-        .unwrap();
+    let server = ServedPlaywright::start(&attach).await.unwrap();
     let port = server
         .served()
         .url

@@ -16,9 +16,8 @@ use subterminator_core::error::{Error, Result};
 /// Browsers to lend, and the ones started here (ended when this is dropped).
 pub struct Browsers {
     free: Mutex<Vec<Lent>>,
-    // Dropped in this order: the servers, their folders, the browsers.
+    // Dropped in this order: the servers, then the browsers.
     _served: Vec<ServedPlaywright>,
-    _folders: Vec<tempfile::TempDir>,
     _started: Vec<SharedChromium>,
 }
 
@@ -37,7 +36,6 @@ impl Browsers {
         let as_root = subterminator_core::browser::launch::running_as_root();
         let mut started = Vec::with_capacity(jobs);
         let mut served = Vec::with_capacity(jobs);
-        let mut folders = Vec::with_capacity(jobs);
         let mut free = Vec::with_capacity(jobs);
         for _ in 0..jobs.max(1) {
             let executable = executable.clone();
@@ -49,21 +47,16 @@ impl Browsers {
             let attach = Attach::parse(&chromium.endpoint(), None)
                 .map_err(|e| Error::Configuration(format!("the bench's browser: {e}")))?;
             started.push(chromium);
-            let folder = tempfile::tempdir().map_err(|e| {
-                Error::Configuration(format!("the bench's Playwright MCP server: no folder: {e}"))
-            })?;
-            let server = ServedPlaywright::start(&attach, folder.path()).await?;
+            let server = ServedPlaywright::start(&attach).await?;
             free.push(Lent {
                 attach,
                 served: Some(server.served().clone()),
             });
             served.push(server);
-            folders.push(folder);
         }
         Ok(Browsers {
             free: Mutex::new(free),
             _served: served,
-            _folders: folders,
             _started: started,
         })
     }
@@ -78,7 +71,6 @@ impl Browsers {
         Browsers {
             free: Mutex::new(vec![lent; jobs.max(1)]),
             _served: Vec::new(),
-            _folders: Vec::new(),
             _started: Vec::new(),
         }
     }

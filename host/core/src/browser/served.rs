@@ -7,7 +7,7 @@
 //! (about 0.4 s of a bench run's 1.7 s). CancelBench runs every flow so; a
 //! person's `cancel` starts its own server, as before.
 
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::time::{Duration, Instant};
 
 use tokio::io::AsyncReadExt;
@@ -41,14 +41,19 @@ pub struct ServedPlaywright {
     /// outlive this process even if it is killed.
     _stdin: ChildStdin,
     served: Served,
+    /// Its working and output folder, removed after the server ends (the
+    /// fields drop in order).
+    _folder: tempfile::TempDir,
 }
 
 impl ServedPlaywright {
     /// Starts the pinned server with the flags a run's own server gets,
     /// attached to `attach`, listening on a port the system picks on
-    /// `localhost`; its files go to `dir`.
-    pub async fn start(attach: &Attach, dir: &Path) -> Result<ServedPlaywright, BrowserError> {
-        let mut opts = BrowserOptions::headless_isolated(dir);
+    /// `localhost`; its files go to a fresh folder of its own.
+    pub async fn start(attach: &Attach) -> Result<ServedPlaywright, BrowserError> {
+        let folder = tempfile::tempdir()
+            .map_err(|e| BrowserError::io("cannot make a folder", std::env::temp_dir(), e))?;
+        let mut opts = BrowserOptions::headless_isolated(folder.path());
         opts.attach = Some(attach.clone());
         let prepared = tokio::task::spawn_blocking(move || launch::prepare(&opts)).await;
         let mut plan: LaunchPlan = prepared.map_err(|e| BrowserError::Connect {
@@ -90,6 +95,7 @@ impl ServedPlaywright {
                 url: format!("{base}/mcp"),
                 dir: plan.cwd,
             },
+            _folder: folder,
         })
     }
 
