@@ -828,3 +828,69 @@ const quietly = (p) => p.then(() => {}, () => {});
     control.shutdown().await.unwrap();
     server.stop().await;
 }
+
+/// The escape test for the element's facts: a page that redefines, for its
+/// own scripts, every getter the facts read (`innerText`, a form's `action`
+/// and `method`, a button's `form`, `closest`, a link's `href`, the focused
+/// element) cannot change what the host reads, because the host reads in
+/// Playwright's isolated world. The control: in the page's own world the
+/// lies are in force.
+#[tokio::test]
+async fn a_page_that_redefines_the_dom_cannot_change_the_facts() {
+    use subterminator_core::browser::facts;
+    let _one = ONE_AT_A_TIME.lock().await;
+    let site = Site::serve(&site_dir("basic")).await.unwrap();
+    let run = tempfile::tempdir().unwrap();
+    let browser = start(run.path()).await;
+    browser
+        .navigate(&site.url("/lying-dom.html"))
+        .await
+        .unwrap();
+
+    let in_page = browser
+        .call(
+            "browser_evaluate",
+            serde_json::json!({ "function": "() => [document.querySelector('#finish').innerText, document.querySelector('form').action, String(document.querySelector('#finish').form), document.activeElement === document.body].join('|')" }),
+        )
+        .await
+        .unwrap();
+    let lies = in_page.result.unwrap_or_default();
+    assert!(
+        lies.contains("Go back|") && lies.contains("/index.html|null|true"),
+        "{lies}"
+    );
+
+    let snap = browser.snapshot().await.unwrap();
+    let button = reference(&snap, "button", "Finish Cancellation");
+    let read = facts::of_element(&browser, &button, "the button")
+        .await
+        .unwrap();
+    assert_eq!(read.visible_text, "Finish Cancellation", "{read:?}");
+    assert_eq!(read.tag, "button");
+    assert_eq!(read.form_method.as_deref(), Some("post"), "{read:?}");
+    assert_eq!(read.form_action, Some(site.url("/api/cancel")), "{read:?}");
+
+    let link = reference(&snap, "link", "End membership");
+    let read = facts::of_element(&browser, &link, "the link")
+        .await
+        .unwrap();
+    assert_eq!(read.visible_text, "End membership", "{read:?}");
+    assert_eq!(
+        read.href,
+        Some(site.url("/commit.html?plan=premium")),
+        "{read:?}"
+    );
+
+    let field = reference(&snap, "textbox", "Reason");
+    browser
+        .call("browser_click", serde_json::json!({ "target": field }))
+        .await
+        .unwrap();
+    let focused = facts::of_focused(&browser).await.unwrap();
+    let focused = focused.expect("the field has the focus, whatever the page says");
+    assert_eq!(
+        (focused.tag.as_str(), focused.visible_text.as_str()),
+        ("input", "Too expensive")
+    );
+    browser.shutdown().await.unwrap();
+}
