@@ -894,3 +894,48 @@ async fn a_page_that_redefines_the_dom_cannot_change_the_facts() {
     );
     browser.shutdown().await.unwrap();
 }
+
+/// The escape test for what the host sees of a page: a page that hides its
+/// "cancelled" lines (not displayed, transparent, off the page) and, for
+/// its own scripts, redefines `getComputedStyle`, `getBoundingClientRect`
+/// and `closest` to call them shown still has them read as hidden, because
+/// the host reads in Playwright's isolated world. The control: in the page's
+/// world the hidden line measures as shown.
+#[tokio::test]
+async fn a_page_that_redefines_styles_cannot_show_what_it_hides() {
+    use subterminator_core::browser::sight;
+    let _one = ONE_AT_A_TIME.lock().await;
+    let site = Site::serve(&site_dir("basic")).await.unwrap();
+    let run = tempfile::tempdir().unwrap();
+    let browser = start(run.path()).await;
+    browser
+        .navigate(&site.url("/lying-sight.html"))
+        .await
+        .unwrap();
+
+    let in_page = browser
+        .call(
+            "browser_evaluate",
+            serde_json::json!({ "function": "() => getComputedStyle(document.querySelector('#done')).display + '|' + document.querySelector('#done').getBoundingClientRect().width" }),
+        )
+        .await
+        .unwrap();
+    let lies = in_page.result.unwrap_or_default();
+    assert!(lies.contains("block|390"), "{lies}");
+
+    let seen = sight::visible(&browser).await.unwrap();
+    assert!(seen.text.contains("Your membership is active"), "{seen:?}");
+    for hidden in [
+        "has been cancelled",
+        "Cancellation confirmed",
+        "not be charged",
+        "Membership cancelled",
+    ] {
+        assert!(
+            !seen.text.contains(hidden),
+            "{hidden:?} read as seen: {seen:?}"
+        );
+    }
+    assert_eq!(seen.lang, "en");
+    browser.shutdown().await.unwrap();
+}

@@ -5,7 +5,8 @@
 
 use serde_json::Value;
 
-use super::{Browser, BrowserError, thrown};
+use super::thrown::{self, Target};
+use super::{Browser, BrowserError};
 use crate::page::ElementFacts;
 
 /// Longest visible text read back, in characters: enough for any button or
@@ -68,9 +69,8 @@ pub async fn of_element(
     let selector = format!("aria-ref={reference}");
     let code = format!(
         "async (page) => {{ const frame = page.mainFrame(); const read = async () => {read}; let f = await read(); if (f === null) {{ await page.locator({selector:?}).waitFor({{ state: 'attached', timeout: {LOCATE_TIMEOUT_MS} }}); f = await read(); }} throw new Error({mark:?} + f); }}",
-        read = in_utility_world(
-            "evalOnSelectorAll",
-            &format!("selector: {selector:?}, "),
+        read = thrown::in_utility_world(
+            Target::Selector(&selector),
             &format!(
                 "(els) => els[0] ? JSON.stringify(({})(els[0])) : null",
                 script()
@@ -85,21 +85,6 @@ pub async fn of_element(
 /// How long the host waits for the element to be found, in milliseconds: it
 /// is on the page the latest snapshot showed, or gone.
 const LOCATE_TIMEOUT_MS: u64 = 3_000;
-
-/// A call of Playwright's own protocol (`frame` in scope) that runs
-/// `function` in the frame's utility world, to a string or `null`. That
-/// world is Playwright's isolated one: the page's own scripts cannot reach
-/// it, so a page that redefines `innerText`, `closest` or a form's `action`
-/// for its own code cannot change what the host reads; and it already
-/// holds the script that found the snapshot's refs, so the read is one
-/// round trip where a locator's `evaluate` in the page's world takes
-/// several (BENCHMARKS.md). The client's `$eval` and `evaluate` have no
-/// world to choose, so the frame's channel is called as they call it.
-fn in_utility_world(method: &str, selector: &str, function: &str) -> String {
-    format!(
-        "frame._channel.{method}({{ {selector}expression: {function:?}, isFunction: true, arg: {{ value: {{ v: 'undefined' }}, handles: [] }}, world: 'utility' }}).then((r) => (r && r.value && typeof r.value.s === 'string') ? r.value.s : null)"
-    )
-}
 
 /// Whether `reference` is a snapshot ref: `e12`, or `f1e4` inside a frame.
 fn is_ref(reference: &str) -> bool {
@@ -122,9 +107,8 @@ fn is_ref(reference: &str) -> bool {
 pub async fn of_focused(browser: &Browser) -> Result<Option<ElementFacts>, BrowserError> {
     let code = format!(
         "async (page) => {{ const frame = page.mainFrame(); const f = await {read}; throw new Error({mark:?} + f); }}",
-        read = in_utility_world(
-            "evaluateExpression",
-            "",
+        read = thrown::in_utility_world(
+            Target::Document,
             &format!(
                 "() => {{ const el = document.activeElement; return (!el || el === document.body) ? null : JSON.stringify(({})(el)); }}",
                 script()

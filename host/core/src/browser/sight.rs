@@ -4,7 +4,8 @@
 //! in a colour too close to its background — and the page's language as it
 //! declares it. The accessibility tree keeps all of those; a page that hides
 //! "Your membership has been cancelled" in it must not pass for one that
-//! shows it.
+//! shows it. Read in Playwright's isolated world, so a page cannot redefine
+//! `getComputedStyle` or `getBoundingClientRect` for the reading either.
 
 use serde::Deserialize;
 
@@ -118,8 +119,11 @@ pub struct Sight {
 /// frame inside it, each in its own document.
 pub async fn visible(browser: &Browser) -> Result<Sight, BrowserError> {
     let code = format!(
-        "async (page) => {{ const parts = []; let lang = ''; for (const frame of page.frames()) {{ try {{ const s = await frame.evaluate({script}); if (frame === page.mainFrame()) lang = s.lang; if (s.text) parts.push(s.text); }} catch (e) {{}} }} throw new Error({mark:?} + JSON.stringify({{ text: parts.join('\\n').slice(0, {limit}), lang }})); }}",
-        script = script(),
+        "async (page) => {{ const parts = []; let lang = ''; for (const frame of page.frames()) {{ try {{ const read = await {read}; if (read === null) continue; const s = JSON.parse(read); if (frame === page.mainFrame()) lang = s.lang; if (s.text) parts.push(s.text); }} catch (e) {{}} }} throw new Error({mark:?} + JSON.stringify({{ text: parts.join('\\n').slice(0, {limit}), lang }})); }}",
+        read = thrown::in_utility_world(
+            thrown::Target::Document,
+            &format!("() => JSON.stringify(({})())", script())
+        ),
         mark = ANSWER_MARK,
         limit = MAX_SIGHT_CHARS,
     );

@@ -55,6 +55,39 @@ pub async fn read_on(
     }
 }
 
+/// Where [`in_utility_world`] finds its element.
+#[derive(Debug, Clone, Copy)]
+pub enum Target<'a> {
+    /// The frame's document: the function takes no argument.
+    Document,
+    /// The elements a Playwright selector finds (`aria-ref=e12`), as an
+    /// array, in the frame the selector names.
+    Selector(&'a str),
+}
+
+/// JavaScript for `browser_run_code_unsafe`, with a Playwright `frame` in
+/// scope, that runs `function` in the frame's utility world and resolves to
+/// the string it returns, or `null`.
+///
+/// That world is Playwright's isolated one. The page's own scripts cannot
+/// reach it, so a page that redefines `innerText`, `closest`,
+/// `getComputedStyle` or a form's `action` for its own code cannot change
+/// what the host reads there; and it already holds the script that found
+/// the snapshot's refs, so a read is one evaluation, where a locator's
+/// `evaluate` in the page's world takes several round trips (BENCHMARKS.md).
+/// The client's `$eval` and `evaluate` have no world to choose, so the
+/// frame's protocol methods are called as they call them; the pinned
+/// release takes `world` on both.
+pub fn in_utility_world(target: Target<'_>, function: &str) -> String {
+    let (method, selector) = match target {
+        Target::Document => ("evaluateExpression", String::new()),
+        Target::Selector(selector) => ("evalOnSelectorAll", format!("selector: {selector:?}, ")),
+    };
+    format!(
+        "frame._channel.{method}({{ {selector}expression: {function:?}, isFunction: true, arg: {{ value: {{ v: 'undefined' }}, handles: [] }}, world: 'utility' }}).then((r) => (r && r.value && typeof r.value.s === 'string') ? r.value.s : null)"
+    )
+}
+
 /// The JSON after `mark` (it has no newline; the stack trace follows on
 /// later lines), or the whole text when no mark is there.
 pub fn after<'a>(text: &'a str, mark: &str) -> &'a str {
