@@ -384,7 +384,8 @@ async fn chromium_runs_with_the_quiet_network_switches() {
         .collect();
     let browser_line = command_lines
         .iter()
-        .find(|l| l.contains("--remote-debugging-pipe"))
+        // The browser process, not a renderer, which carries the switch too.
+        .find(|l| l.contains("--remote-debugging-pipe") && !l.contains("--type="))
         .unwrap_or_else(|| panic!("no browser in {command_lines:#?}"));
     for flag in [
         "--disable-background-networking",

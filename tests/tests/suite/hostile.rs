@@ -365,7 +365,16 @@ async fn the_offline_policy_trusts_only_the_hosts_verification() {
 /// sees the change and asks again, showing what the button is now.
 #[tokio::test(flavor = "multi_thread")]
 async fn a_yes_does_not_carry_over_to_an_element_that_changed() {
-    let site = Site::serve(&site_dir("hostile")).await.unwrap();
+    // The swap flow in a folder of its own, where the test can tell the
+    // page to swap (`swap/signal.txt`).
+    let served = tempfile::tempdir().unwrap();
+    let swap = served.path().join("swap");
+    std::fs::create_dir(&swap).unwrap();
+    for entry in std::fs::read_dir(site_dir("hostile").join("swap")).unwrap() {
+        let entry = entry.unwrap();
+        std::fs::copy(entry.path(), swap.join(entry.file_name())).unwrap();
+    }
+    let site = Site::serve(served.path()).await.unwrap();
     let model = ModelServer::start(|request| {
         let page = request.latest_input().unwrap_or_default();
         let click = |role: &str, name: &str| {
@@ -396,6 +405,7 @@ async fn a_yes_does_not_carry_over_to_an_element_that_changed() {
             if on_final == 1 {
                 // Reading the prompt, while the page changes the button:
                 // the yes comes once the page has said it swapped.
+                std::fs::write(swap.join("signal.txt"), "swap").unwrap();
                 let deadline = std::time::Instant::now() + std::time::Duration::from_secs(10);
                 while !site.was_requested("/swap/swapped.html")
                     && std::time::Instant::now() < deadline
