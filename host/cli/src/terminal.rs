@@ -306,6 +306,7 @@ impl Terminal {
             Event::ModelReply { .. }
             | Event::Overlay { .. }
             | Event::Recovered { .. }
+            | Event::PageWaitedFor { .. }
             | Event::Remembered { .. }
             | Event::CallInText { .. }
             | Event::ModelRequest { .. }

@@ -91,7 +91,33 @@ impl Snapshot {
             .iter()
             .find(|e| e.reference.as_deref() == Some(reference))
     }
+
+    /// Whether `other` shows the same step of the page: the same address,
+    /// title and elements (role, name, value, link, depth and state), where
+    /// which element has focus does not count, since a click moves it.
+    pub fn same_step(&self, other: &Snapshot) -> bool {
+        fn unfocused(e: &Element) -> impl Iterator<Item = &String> {
+            e.states
+                .iter()
+                .filter(|s| !FOCUS_STATES.contains(&s.as_str()))
+        }
+        self.url == other.url
+            && self.title == other.title
+            && self.elements.len() == other.elements.len()
+            && self.elements.iter().zip(&other.elements).all(|(a, b)| {
+                a.role == b.role
+                    && a.name == b.name
+                    && a.value == b.value
+                    && a.url == b.url
+                    && a.level == b.level
+                    && a.depth == b.depth
+                    && unfocused(a).eq(unfocused(b))
+            })
+    }
 }
+
+/// The states that say where focus is (Playwright's `[active]`).
+const FOCUS_STATES: &[&str] = &["active", "focused"];
 
 /// `scheme://host:port` of a URL, or `None` when it has no such origin.
 pub fn origin_of(url: &str) -> Option<String> {
@@ -99,5 +125,89 @@ pub fn origin_of(url: &str) -> Option<String> {
     match parsed.origin() {
         origin @ url::Origin::Tuple(..) => Some(origin.ascii_serialization()),
         url::Origin::Opaque(_) => None,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{Element, Snapshot};
+
+    fn button(name: &str, states: &[&str]) -> Element {
+        Element {
+            reference: Some("e3".into()),
+            role: "button".into(),
+            name: name.into(),
+            states: states.iter().map(|s| (*s).to_owned()).collect(),
+            level: None,
+            url: None,
+            value: None,
+            depth: 1,
+        }
+    }
+
+    fn page(url: &str, elements: Vec<Element>) -> Snapshot {
+        Snapshot {
+            url: url.into(),
+            title: "Account".into(),
+            content: String::new(),
+            screenshot_path: None,
+            elements,
+        }
+    }
+
+    #[test]
+    fn the_same_step_is_told_apart_from_a_step_that_moved_on() {
+        let clicked = page("http://127.0.0.1/a", vec![button("Cancel Membership", &[])]);
+        let cases = [
+            (
+                "focus moved to the button",
+                page(
+                    "http://127.0.0.1/a",
+                    vec![button("Cancel Membership", &["active"])],
+                ),
+                true,
+            ),
+            (
+                "a ref renumbered only",
+                page("http://127.0.0.1/a", {
+                    let mut b = button("Cancel Membership", &[]);
+                    b.reference = Some("e9".into());
+                    vec![b]
+                }),
+                true,
+            ),
+            (
+                "the next step drawn",
+                page(
+                    "http://127.0.0.1/a",
+                    vec![button("Continue to cancel", &[])],
+                ),
+                false,
+            ),
+            (
+                "the button disabled",
+                page(
+                    "http://127.0.0.1/a",
+                    vec![button("Cancel Membership", &["disabled"])],
+                ),
+                false,
+            ),
+            (
+                "another address",
+                page("http://127.0.0.1/b", vec![button("Cancel Membership", &[])]),
+                false,
+            ),
+            (
+                "an element more",
+                page(
+                    "http://127.0.0.1/a",
+                    vec![button("Cancel Membership", &[]), button("Keep", &[])],
+                ),
+                false,
+            ),
+        ];
+        for (what, after, same) in cases {
+            assert_eq!(clicked.same_step(&after), same, "{what}");
+        }
     }
 }

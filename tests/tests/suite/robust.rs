@@ -251,6 +251,37 @@ async fn a_click_taken_by_a_late_banner_is_tried_again() {
     );
 }
 
+/// A flow whose every step is drawn 300 ms after its button is clicked,
+/// with no request between (a slide, a debounce): longer than Playwright
+/// MCP's settle time, so the page looked at right after a click is the
+/// step clicked, unchanged. The host waits for it once, and the plan,
+/// which would otherwise find its next step missing and give up, takes
+/// every step; the site's log shows the one commit, after the one yes.
+#[tokio::test(flavor = "multi_thread")]
+async fn a_step_drawn_late_is_waited_for() {
+    let site = Site::serve(&site_dir("robust")).await.unwrap();
+    let home = tempfile::tempdir().unwrap();
+    let command = cancel(
+        home.path(),
+        "practice",
+        &site.url("/late-steps.html"),
+        "offline",
+    );
+    let out = e2e::run(command, "y\n").await.unwrap();
+    assert_verified(&out, home.path(), "late steps");
+    let posts: Vec<_> = site
+        .requests()
+        .into_iter()
+        .filter(|r| r.method == "POST")
+        .collect();
+    assert_eq!(posts.len(), 1, "{posts:?}");
+    assert_eq!(posts[0].path(), "/api/cancel", "{posts:?}");
+    let all = events(home.path());
+    let waited = of_type(&all, "page_waited_for");
+    // Three steps drawn late; the last step's post is answered at once.
+    assert_eq!(waited.len(), 3, "{all:#?}");
+}
+
 /// A banner whose only button, "Close", submits the form that ends the
 /// membership: as a submit button on an account page and on the final page
 /// (the decision asks, so the host leaves it), and as a plain button whose

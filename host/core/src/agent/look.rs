@@ -4,7 +4,7 @@
 //! cleared by the caller afterwards (`overlays.rs`), each through the
 //! pipeline like any action.
 
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use super::auth;
 use super::ctx::Ctx;
@@ -12,6 +12,7 @@ use super::passwords::mask_passwords;
 use super::state::{State, timed};
 use crate::browser::{BrowserError, ToolOutput};
 use crate::error::Error;
+use crate::feed::event::Event;
 use crate::feed::result::TaskResult;
 
 /// A page still loading (a navigation the guard let go a moment ago) gives
@@ -19,6 +20,14 @@ use crate::feed::result::TaskResult;
 /// this long apart, before the run ends on it.
 const LOADING_LOOKS: u32 = 3;
 const LOADING_WAIT: Duration = Duration::from_millis(300);
+
+/// How long the host waits, once, for a page that still shows the step an
+/// action was taken on. Playwright MCP answers an action after its settle
+/// time (`browser::SETTLE_TIME`) and the requests begun within it; a step
+/// a page draws later, at the end of a slide or a debounce with no request
+/// before it, is not there yet, and a plan would find its next step
+/// missing. Half a second covers a CSS transition of common length.
+pub(super) const LATE_STEP_WAIT: Duration = Duration::from_millis(500);
 
 /// Whether a look also watches for a sign-in wall.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -51,4 +60,34 @@ pub(super) async fn look(
         return auth::watch(cx, state).await;
     }
     Ok(None)
+}
+
+/// [`look`] after an action that changes something and ran without a
+/// request held or stopped: if the page is still the very step the action
+/// was taken on ([`crate::page::Snapshot::same_step`]), the host waits
+/// [`LATE_STEP_WAIT`] and looks once more, and the record says so. A click
+/// that changes nothing costs the wait once; every other look costs
+/// nothing more.
+pub(super) async fn look_after_action(
+    cx: &mut Ctx<'_>,
+    state: &mut State,
+    after: Option<&ToolOutput>,
+    watch: Watch,
+) -> Result<Option<TaskResult>, Error> {
+    let before = state.snapshot.clone();
+    if let Some(ended) = look(cx, state, after, watch).await? {
+        return Ok(Some(ended));
+    }
+    if !state.snapshot.same_step(&before) {
+        return Ok(None);
+    }
+    let started = Instant::now();
+    tokio::time::sleep(LATE_STEP_WAIT).await;
+    let ended = look(cx, state, None, watch).await?;
+    cx.reporter.emit(Event::PageWaitedFor {
+        turn: state.turn,
+        waited_ms: u64::try_from(started.elapsed().as_millis()).unwrap_or(u64::MAX),
+        changed: !state.snapshot.same_step(&before),
+    });
+    Ok(ended)
 }

@@ -343,7 +343,13 @@ async fn run_and_look(
         } else {
             Watch::SignIn
         };
-        if let Some(ended) = look::look(cx, state, ran.output.as_ref(), watch).await? {
+        let output = ran.output.as_ref();
+        let looked = if changes && ran.failure.is_none() && !stopped_any && !dismissal {
+            look::look_after_action(cx, state, output, watch).await?
+        } else {
+            look::look(cx, state, output, watch).await?
+        };
+        if let Some(ended) = looked {
             return Ok(Acted::Ended(Box::new(ended)));
         }
     }

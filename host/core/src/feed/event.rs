@@ -127,6 +127,14 @@ pub enum Event {
         after: String,
         ok: bool,
     },
+    /// The page after an action looked exactly like the step it was taken
+    /// on: the host waited `waited_ms` and looked again (`agent/look.rs`);
+    /// `changed` says whether the page had moved on by then.
+    PageWaitedFor {
+        turn: u32,
+        waited_ms: u64,
+        changed: bool,
+    },
     /// Who takes the steps changed: the remembered path or the plan
     /// stopped matching the page and the plan or the driver goes on, or the
     /// page matches the plan again and it takes back over from the model.
