@@ -371,17 +371,23 @@ pub(crate) async fn generic_job(
 }
 
 /// Each service's `--start-url`: one plain URL for one service, or
-/// `SERVICE=URL` per service when several are named.
+/// `SERVICE=URL` per service when several are named. A whole URL is never
+/// read as `SERVICE=URL`, though its query has an `=` (`?via=post`): a
+/// service's name cannot be a URL's scheme.
 fn start_urls(services: &[String], given: &[String]) -> Result<Vec<Option<String>>> {
+    let whole = |entry: &str| url::Url::parse(entry).is_ok();
     let mut urls: Vec<Option<String>> = vec![None; services.len()];
     if let ([_], [url]) = (services, given)
-        && !url.contains('=')
+        && (whole(url) || !url.contains('='))
     {
         urls[0] = Some(url.clone());
         return Ok(urls);
     }
     for entry in given {
-        let Some((id, url)) = entry.split_once('=') else {
+        let named = Some(entry.as_str())
+            .filter(|e| !whole(e))
+            .and_then(|e| e.split_once('='));
+        let Some((id, url)) = named else {
             return Err(subterminator_core::Error::Configuration(format!(
                 "--start-url {entry:?}: with several services, say whose it is, e.g. --start-url {}=http://127.0.0.1:8000/",
                 services.first().map_or("netflix", String::as_str)
@@ -414,10 +420,13 @@ mod tests {
         assert_eq!(one, [Some("http://h/".to_owned())]);
         let named = start_urls(&s(&["netflix"]), &s(&["netflix=http://h/?a=b"])).unwrap();
         assert_eq!(named, [Some("http://h/?a=b".to_owned())]);
+        let query = start_urls(&s(&["netflix"]), &s(&["http://h/?a=b"])).unwrap();
+        assert_eq!(query, [Some("http://h/?a=b".to_owned())]);
         let two = start_urls(&s(&["a", "b"]), &s(&["b=http://b/"])).unwrap();
         assert_eq!(two, [None, Some("http://b/".to_owned())]);
         let cases: &[(&[&str], &[&str], &str)] = &[
             (&["a", "b"], &["http://b/"], "say whose it is"),
+            (&["a", "b"], &["http://b/?a=1"], "say whose it is"),
             (&["a", "b"], &["c=http://c/"], "not among the services"),
             (&["a", "b"], &["a=http://1/", "a=http://2/"], "has two"),
         ];
