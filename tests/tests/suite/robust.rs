@@ -282,6 +282,68 @@ async fn a_step_drawn_late_is_waited_for() {
     assert_eq!(waited.len(), 3, "{all:#?}");
 }
 
+/// The escape test for the wait before that second look: a page whose
+/// "Cancel Membership" changes nothing, so the host waits, and which sends
+/// the cancellation 200 ms into the wait, by a timer, through each channel
+/// in turn: a POST, a GET navigation, a beacon, a WebSocket message and a
+/// worker's POST. Nothing covers what the page sent by itself: it is
+/// refused unasked and named in the record. The site's log has the timer's
+/// harmless ping (it ran while the browser was open) and never the
+/// cancellation; the run neither hangs on the held navigation nor ends
+/// verified.
+#[tokio::test(flavor = "multi_thread")]
+async fn what_a_page_sends_while_the_host_waits_is_held() {
+    let site = Site::serve(&site_dir("robust")).await.unwrap();
+    for (via, commit) in [
+        ("post", "POST /api/membership"),
+        ("get", "GET /membership/cancel/complete"),
+        ("beacon", "POST /offer/accept"),
+        ("ws", "WS {\"intent\""),
+        ("worker", "POST /api/membership"),
+    ] {
+        let home = tempfile::tempdir().unwrap();
+        let command = cancel(
+            home.path(),
+            "practice",
+            &site.url(&format!("/late-send.html?via={via}")),
+            "offline",
+        );
+        let out = e2e::run(command, "n\n").await.unwrap();
+        let said = e2e::text(&out);
+        let log: Vec<String> = site
+            .requests()
+            .iter()
+            .map(|r| format!("{} {}", r.method, r.target))
+            .collect();
+        assert!(
+            log.iter().any(|r| r == &format!("GET /ping?via={via}")),
+            "{via}: the timer never ran\n{log:#?}\n{said}"
+        );
+        assert!(
+            !log.iter().any(|r| r.starts_with(commit)),
+            "{via}: the cancellation reached the site\n{log:#?}\n{said}"
+        );
+        let all = events(home.path());
+        assert!(
+            !of_type(&all, "page_waited_for").is_empty(),
+            "{via}: the host never waited\n{all:#?}"
+        );
+        // Refused unasked, and named in the record.
+        let refused: Vec<&Value> = of_type(&all, "guard_blocked")
+            .into_iter()
+            .flat_map(|e| e["requests"].as_array().unwrap())
+            .collect();
+        assert!(
+            refused
+                .iter()
+                .any(|r| r["why"].as_str().unwrap().contains("while the host waited")),
+            "{via}: {refused:#?}"
+        );
+        assert!(of_type(&all, "approval_asked").is_empty(), "{via}: {said}");
+        assert_ne!(out.status.code(), Some(0), "{via}: {said}");
+    }
+}
+
 /// A banner whose only button, "Close", submits the form that ends the
 /// membership: as a submit button on an account page and on the final page
 /// (the decision asks, so the host leaves it), and as a plain button whose

@@ -9,7 +9,9 @@ use std::time::{Duration, Instant};
 use super::auth;
 use super::ctx::Ctx;
 use super::passwords::mask_passwords;
+use super::run;
 use super::state::{State, timed};
+use crate::browser::guard::BlockedRequest;
 use crate::browser::{BrowserError, ToolOutput};
 use crate::error::Error;
 use crate::feed::event::Event;
@@ -83,6 +85,7 @@ pub(super) async fn look_after_action(
     }
     let started = Instant::now();
     tokio::time::sleep(LATE_STEP_WAIT).await;
+    refuse_sent_meanwhile(cx, state).await?;
     let ended = look(cx, state, None, watch).await?;
     cx.reporter.emit(Event::PageWaitedFor {
         turn: state.turn,
@@ -90,4 +93,32 @@ pub(super) async fn look_after_action(
         changed: !state.snapshot.same_step(&before),
     });
     Ok(ended)
+}
+
+/// What the page sent by itself while the host waited, which the guard
+/// held: no action of the run's sent it and no question covers it, so it is
+/// refused, and the record names it (`guard_blocked`). Left held, a
+/// navigation would also keep the next look waiting on a page that never
+/// loads. A request that needed no yes went through already.
+async fn refuse_sent_meanwhile(cx: &mut Ctx<'_>, state: &mut State) -> Result<(), Error> {
+    let taken = run::take(cx, state).await?;
+    if taken.held.is_empty() && taken.stopped.is_empty() {
+        return Ok(());
+    }
+    run::abort(cx, state, &taken.held).await?;
+    let requests = taken
+        .stopped
+        .into_iter()
+        .chain(taken.held.iter().map(|h| BlockedRequest {
+            method: h.method.clone(),
+            url: h.url.clone(),
+            why: format!("{}, sent while the host waited for the page", h.why),
+            navigation: h.navigation,
+        }))
+        .collect();
+    cx.reporter.emit(Event::GuardBlocked {
+        turn: state.turn,
+        requests,
+    });
+    Ok(())
 }

@@ -489,7 +489,7 @@ pub(super) async fn set_guard(
 /// counts as having held something unknown: the person is asked (and the
 /// answer cannot release anything) rather than the run going on as if
 /// nothing happened.
-async fn take(cx: &mut Ctx<'_>, state: &mut State) -> Result<Taken, Error> {
+pub(super) async fn take(cx: &mut Ctx<'_>, state: &mut State) -> Result<Taken, Error> {
     let Some(guard) = &state.guard else {
         return Ok(Taken::default());
     };
