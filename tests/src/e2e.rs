@@ -215,6 +215,18 @@ pub fn files_under(dir: &Path) -> std::io::Result<Vec<PathBuf>> {
     Ok(found)
 }
 
+/// Copies every file under `from` to the same place under `to`.
+pub fn copy_dir(from: &Path, to: &Path) -> std::io::Result<()> {
+    for relative in files_under(from)? {
+        let dest = to.join(&relative);
+        if let Some(parent) = dest.parent() {
+            std::fs::create_dir_all(parent)?;
+        }
+        std::fs::copy(from.join(&relative), dest)?;
+    }
+    Ok(())
+}
+
 /// Every run folder under `home`, oldest first.
 pub fn run_dirs(home: &Path) -> Vec<PathBuf> {
     let Ok(entries) = std::fs::read_dir(home.join("data/runs")) else {

@@ -369,11 +369,7 @@ async fn a_yes_does_not_carry_over_to_an_element_that_changed() {
     // page to swap (`swap/signal.txt`).
     let served = tempfile::tempdir().unwrap();
     let swap = served.path().join("swap");
-    std::fs::create_dir(&swap).unwrap();
-    for entry in std::fs::read_dir(site_dir("hostile").join("swap")).unwrap() {
-        let entry = entry.unwrap();
-        std::fs::copy(entry.path(), swap.join(entry.file_name())).unwrap();
-    }
+    e2e::copy_dir(&site_dir("hostile").join("swap"), &swap).unwrap();
     let site = Site::serve(served.path()).await.unwrap();
     let model = ModelServer::start(|request| {
         let page = request.latest_input().unwrap_or_default();

@@ -37,14 +37,6 @@ fn files(dir: &Path) -> Vec<PathBuf> {
     e2e::files_under(dir).unwrap()
 }
 
-fn copy_dir(from: &Path, to: &Path) {
-    for relative in files(from) {
-        let dest = to.join(&relative);
-        std::fs::create_dir_all(dest.parent().unwrap()).unwrap();
-        std::fs::copy(from.join(&relative), dest).unwrap();
-    }
-}
-
 #[tokio::test(flavor = "multi_thread")]
 async fn a_receipt_copied_to_another_machine_verifies_with_its_key_and_fails_on_any_changed_byte() {
     let mine = tempfile::tempdir().unwrap();
@@ -59,7 +51,7 @@ async fn a_receipt_copied_to_another_machine_verifies_with_its_key_and_fails_on_
     // under its own name.
     let theirs = tempfile::tempdir().unwrap();
     let copy = theirs.path().join("mail").join(run.file_name().unwrap());
-    copy_dir(&run, &copy);
+    e2e::copy_dir(&run, &copy).unwrap();
     let copy_arg = copy.display().to_string();
     for target in ["receipt.html", "receipt.md", "receipt.pdf"] {
         let file = copy.join(target).display().to_string();
