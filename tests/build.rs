@@ -65,6 +65,12 @@ fn run() -> Result<(), String> {
         .join("wasm-plugins");
     let (packages, vars): (Vec<&str>, Vec<&str>) = TEST_PLUGINS.iter().copied().unzip();
     let wasm = subterminator_sdk::build::build_components(&workspace, &packages, &target_dir)?;
+    // Where the plugins' dependencies are compiled for wasm32: the tests
+    // that scaffold a Rust plugin build it there too.
+    println!(
+        "cargo:rustc-env=SUBTERMINATOR_WASM_PLUGINS_TARGET={}",
+        target_dir.display()
+    );
     for (var, path) in vars.iter().zip(&wasm) {
         println!("cargo:rustc-env={var}={}", path.display());
     }
