@@ -121,6 +121,7 @@ impl Agent<'_> {
             Ok(result) => result,
             Err(error) => TaskResult::from_error(&error, state.turn),
         };
+        look::refuse_left_held(&mut cx, &mut state).await;
         remember::remember(&mut cx, &result, &state);
         result.usage = state.usage;
         result.steps = state.steps;

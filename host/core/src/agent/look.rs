@@ -85,7 +85,7 @@ pub(super) async fn look_after_action(
     }
     let started = Instant::now();
     tokio::time::sleep(LATE_STEP_WAIT).await;
-    refuse_sent_meanwhile(cx, state).await?;
+    refuse_held(cx, state, "sent while the host waited for the page").await?;
     let ended = look(cx, state, None, watch).await?;
     cx.reporter.emit(Event::PageWaitedFor {
         turn: state.turn,
@@ -97,10 +97,15 @@ pub(super) async fn look_after_action(
 
 /// What the page sent by itself while the host waited, which the guard
 /// held: no action of the run's sent it and no question covers it, so it is
-/// refused, and the record names it (`guard_blocked`). Left held, a
-/// navigation would also keep the next look waiting on a page that never
-/// loads. A request that needed no yes went through already.
-async fn refuse_sent_meanwhile(cx: &mut Ctx<'_>, state: &mut State) -> Result<(), Error> {
+/// refused, and the record names it (`guard_blocked`), each request's why
+/// ending with `when`. Left held, a navigation would also keep the next
+/// look waiting on a page that never loads. A request that needed no yes
+/// went through already.
+pub(super) async fn refuse_held(
+    cx: &mut Ctx<'_>,
+    state: &mut State,
+    when: &str,
+) -> Result<(), Error> {
     let taken = run::take(cx, state).await?;
     if taken.held.is_empty() && taken.stopped.is_empty() {
         return Ok(());
@@ -112,7 +117,7 @@ async fn refuse_sent_meanwhile(cx: &mut Ctx<'_>, state: &mut State) -> Result<()
         .chain(taken.held.iter().map(|h| BlockedRequest {
             method: h.method.clone(),
             url: h.url.clone(),
-            why: format!("{}, sent while the host waited for the page", h.why),
+            why: format!("{}, {when}", h.why),
             navigation: h.navigation,
         }))
         .collect();
@@ -121,4 +126,19 @@ async fn refuse_sent_meanwhile(cx: &mut Ctx<'_>, state: &mut State) -> Result<()
         requests,
     });
     Ok(())
+}
+
+/// The run's last word with the guard: what the page sent after the last
+/// take (a timer that fired while the host looked, or as the run ended)
+/// and the guard still holds is refused and named in the record, instead
+/// of vanishing unrecorded with the browser. Best effort: a browser that
+/// is gone holds nothing any more, and a call still in flight is left to
+/// end with the browser rather than overlapped.
+pub(super) async fn refuse_left_held(cx: &mut Ctx<'_>, state: &mut State) {
+    if state.in_flight || state.guard.is_none() {
+        return;
+    }
+    if let Err(e) = refuse_held(cx, state, "held when the run ended").await {
+        tracing::debug!(error = %e, "the guard could not be asked at the run's end");
+    }
 }
