@@ -251,35 +251,55 @@ async fn a_click_taken_by_a_late_banner_is_tried_again() {
     );
 }
 
-/// A flow whose every step is drawn 300 ms after its button is clicked,
+/// A flow whose every step is drawn 450 ms after its button is clicked,
 /// with no request between (a slide, a debounce): longer than Playwright
 /// MCP's settle time, so the page looked at right after a click is the
 /// step clicked, unchanged. The host waits for it once, and the plan,
 /// which would otherwise find its next step missing and give up, takes
 /// every step; the site's log shows the one commit, after the one yes.
+///
+/// The host's wait is 500 ms from its look, which comes after the click,
+/// so a step drawn 450 ms after the click is there at the second look on
+/// any machine. Whether the first look already sees it depends on how
+/// long the click took: on a busy machine a click can outlast the slide
+/// (one took 628 ms on CI's), and then there is nothing to wait for. So
+/// every try must end verified with the one commit, and the run is tried
+/// again until one of its steps was waited for.
 #[tokio::test(flavor = "multi_thread")]
 async fn a_step_drawn_late_is_waited_for() {
-    let site = Site::serve(&site_dir("robust")).await.unwrap();
-    let home = tempfile::tempdir().unwrap();
-    let command = cancel(
-        home.path(),
-        "practice",
-        &site.url("/late-steps.html"),
-        "offline",
-    );
-    let out = e2e::run(command, "y\n").await.unwrap();
-    assert_verified(&out, home.path(), "late steps");
-    let posts: Vec<_> = site
-        .requests()
-        .into_iter()
-        .filter(|r| r.method == "POST")
-        .collect();
-    assert_eq!(posts.len(), 1, "{posts:?}");
-    assert_eq!(posts[0].path(), "/api/cancel", "{posts:?}");
-    let all = events(home.path());
-    let waited = of_type(&all, "page_waited_for");
-    // Three steps drawn late; the last step's post is answered at once.
-    assert_eq!(waited.len(), 3, "{all:#?}");
+    let mut tries = Vec::new();
+    for _ in 0..3 {
+        let site = Site::serve(&site_dir("robust")).await.unwrap();
+        let home = tempfile::tempdir().unwrap();
+        let command = cancel(
+            home.path(),
+            "practice",
+            &site.url("/late-steps.html"),
+            "offline",
+        );
+        let out = e2e::run(command, "y\n").await.unwrap();
+        assert_verified(&out, home.path(), "late steps");
+        let posts: Vec<_> = site
+            .requests()
+            .into_iter()
+            .filter(|r| r.method == "POST")
+            .collect();
+        assert_eq!(posts.len(), 1, "{posts:?}");
+        assert_eq!(posts[0].path(), "/api/cancel", "{posts:?}");
+        let all = events(home.path());
+        let waited = of_type(&all, "page_waited_for");
+        // Three steps drawn late; the last step's post is answered at once.
+        assert!(waited.len() <= 3, "{all:#?}");
+        assert!(
+            waited.iter().all(|w| w["changed"] == Value::Bool(true)),
+            "a wait that saw no new step, yet the run went on: {all:#?}"
+        );
+        if !waited.is_empty() {
+            return;
+        }
+        tries.push(all);
+    }
+    panic!("every click outlasted the slide, three times: {tries:#?}");
 }
 
 /// The escape test for the wait before that second look: a page whose
