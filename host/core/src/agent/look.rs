@@ -101,11 +101,7 @@ pub(super) async fn look_after_action(
 /// ending with `when`. Left held, a navigation would also keep the next
 /// look waiting on a page that never loads. A request that needed no yes
 /// went through already.
-pub(super) async fn refuse_held(
-    cx: &mut Ctx<'_>,
-    state: &mut State,
-    when: &str,
-) -> Result<(), Error> {
+async fn refuse_held(cx: &mut Ctx<'_>, state: &mut State, when: &str) -> Result<(), Error> {
     let taken = run::take(cx, state).await?;
     if taken.held.is_empty() && taken.stopped.is_empty() {
         return Ok(());
