@@ -382,6 +382,77 @@ async fn what_a_page_sends_while_the_host_waits_is_held() {
     }
 }
 
+/// The escape test for the run's last take: the page sends the
+/// cancellation by a timer 1.5 s after it loads, while a scripted model
+/// thinks for 3 s about the first page and then gives up, so nothing the
+/// run did sent it and no take of an action's comes after it. Through each
+/// channel (a POST, a GET navigation, a beacon, a WebSocket message, a
+/// worker's POST) the site's log has the timer's ping and never the
+/// cancellation, nobody is asked, and the record names what the guard
+/// still held as "held when the run ended" rather than leaving it to
+/// vanish with the browser.
+#[tokio::test(flavor = "multi_thread")]
+async fn what_a_page_sends_as_the_run_ends_is_named() {
+    let site = Site::serve(&site_dir("robust")).await.unwrap();
+    for (via, commit) in [
+        ("post", "POST /api/membership"),
+        ("get", "GET /membership/cancel/complete"),
+        ("beacon", "POST /offer/accept"),
+        ("ws", "WS {\"intent\""),
+        ("worker", "POST /api/membership"),
+    ] {
+        let model = ModelServer::start(|_| {
+            Reply::delayed(
+                std::time::Duration::from_secs(3),
+                Reply::tool(
+                    "complete_task",
+                    serde_json::json!({"status": "failed", "reason": "I cannot find the way."}),
+                ),
+            )
+        })
+        .await
+        .unwrap();
+        let home = tempfile::tempdir().unwrap();
+        let url = site.url(&format!("/late-send.html?via={via}&on=load&after=1500"));
+        let command = driven_by(
+            cancel(home.path(), "practice", &url, "claude-opus-4-6"),
+            &model,
+        );
+        let before = site.requests().len();
+        let out = e2e::run(command, "n\n").await.unwrap();
+        let said = e2e::text(&out);
+        let log: Vec<String> = site.requests()[before..]
+            .iter()
+            .map(|r| format!("{} {}", r.method, r.target))
+            .collect();
+        assert!(
+            log.iter().any(|r| r == &format!("GET /ping?via={via}")),
+            "{via}: the timer never ran\n{log:#?}\n{said}"
+        );
+        assert!(
+            !log.iter().any(|r| r.starts_with(commit)),
+            "{via}: the cancellation reached the site\n{log:#?}\n{said}"
+        );
+        let all = events(home.path());
+        assert!(
+            of_type(&all, "approval_asked").is_empty(),
+            "{via}: {all:#?}"
+        );
+        let refused: Vec<String> = of_type(&all, "guard_blocked")
+            .into_iter()
+            .flat_map(|e| e["requests"].as_array().unwrap().clone())
+            .map(|r| r["why"].as_str().unwrap().to_owned())
+            .collect();
+        assert!(
+            refused
+                .iter()
+                .any(|w| w.ends_with(", held when the run ended")),
+            "{via}: {refused:#?}\n{said}"
+        );
+        assert_ne!(out.status.code(), Some(0), "{via}: {said}");
+    }
+}
+
 /// A banner whose only button, "Close", submits the form that ends the
 /// membership: as a submit button on an account page and on the final page
 /// (the decision asks, so the host leaves it), and as a plain button whose
