@@ -302,6 +302,33 @@ async fn a_step_drawn_late_is_waited_for() {
     panic!("every click outlasted the slide, three times: {tries:#?}");
 }
 
+/// The channels `late-send.html` sends the cancellation by (`?via=`), and
+/// how each shows in the site's log.
+const LATE_SENDS: &[(&str, &str)] = &[
+    ("post", "POST /api/membership"),
+    ("get", "GET /membership/cancel/complete"),
+    ("beacon", "POST /offer/accept"),
+    ("ws", "WS {\"intent\""),
+    ("worker", "POST /api/membership"),
+];
+
+/// What `site` was sent after its first `before` requests, a line each.
+fn logged_since(site: &Site, before: usize) -> Vec<String> {
+    site.requests()[before..]
+        .iter()
+        .map(|r| format!("{} {}", r.method, r.target))
+        .collect()
+}
+
+/// Why each request the record says the guard refused was refused.
+fn refused_whys(all: &[Value]) -> Vec<String> {
+    of_type(all, "guard_blocked")
+        .into_iter()
+        .flat_map(|e| e["requests"].as_array().unwrap().clone())
+        .map(|r| r["why"].as_str().unwrap().to_owned())
+        .collect()
+}
+
 /// The escape test for the wait before that second look: a page whose
 /// "Cancel Membership" changes nothing, so the host waits, and which sends
 /// the cancellation by a timer, through each channel in turn: a POST, a GET
@@ -322,13 +349,7 @@ async fn a_step_drawn_late_is_waited_for() {
 #[tokio::test(flavor = "multi_thread")]
 async fn what_a_page_sends_while_the_host_waits_is_held() {
     let site = Site::serve(&site_dir("robust")).await.unwrap();
-    for (via, commit) in [
-        ("post", "POST /api/membership"),
-        ("get", "GET /membership/cancel/complete"),
-        ("beacon", "POST /offer/accept"),
-        ("ws", "WS {\"intent\""),
-        ("worker", "POST /api/membership"),
-    ] {
+    for &(via, commit) in LATE_SENDS {
         let mut tries = Vec::new();
         for after in [120, 200, 450, 900] {
             let home = tempfile::tempdir().unwrap();
@@ -341,10 +362,7 @@ async fn what_a_page_sends_while_the_host_waits_is_held() {
             let before = site.requests().len();
             let out = e2e::run(command, "n\n").await.unwrap();
             let said = e2e::text(&out);
-            let log: Vec<String> = site.requests()[before..]
-                .iter()
-                .map(|r| format!("{} {}", r.method, r.target))
-                .collect();
+            let log = logged_since(&site, before);
             assert!(
                 !log.iter().any(|r| r.starts_with(commit)),
                 "{via} after {after} ms: the cancellation reached the site\n{log:#?}\n{said}"
@@ -356,11 +374,7 @@ async fn what_a_page_sends_while_the_host_waits_is_held() {
                 continue;
             }
             let all = events(home.path());
-            let refused: Vec<String> = of_type(&all, "guard_blocked")
-                .into_iter()
-                .flat_map(|e| e["requests"].as_array().unwrap().clone())
-                .map(|r| r["why"].as_str().unwrap().to_owned())
-                .collect();
+            let refused = refused_whys(&all);
             let asked = of_type(&all, "approval_asked").len();
             assert!(
                 !refused.is_empty() || asked > 0,
@@ -394,13 +408,7 @@ async fn what_a_page_sends_while_the_host_waits_is_held() {
 #[tokio::test(flavor = "multi_thread")]
 async fn what_a_page_sends_as_the_run_ends_is_named() {
     let site = Site::serve(&site_dir("robust")).await.unwrap();
-    for (via, commit) in [
-        ("post", "POST /api/membership"),
-        ("get", "GET /membership/cancel/complete"),
-        ("beacon", "POST /offer/accept"),
-        ("ws", "WS {\"intent\""),
-        ("worker", "POST /api/membership"),
-    ] {
+    for &(via, commit) in LATE_SENDS {
         let model = ModelServer::start(|_| {
             Reply::delayed(
                 std::time::Duration::from_secs(3),
@@ -421,10 +429,7 @@ async fn what_a_page_sends_as_the_run_ends_is_named() {
         let before = site.requests().len();
         let out = e2e::run(command, "n\n").await.unwrap();
         let said = e2e::text(&out);
-        let log: Vec<String> = site.requests()[before..]
-            .iter()
-            .map(|r| format!("{} {}", r.method, r.target))
-            .collect();
+        let log = logged_since(&site, before);
         assert!(
             log.iter().any(|r| r == &format!("GET /ping?via={via}")),
             "{via}: the timer never ran\n{log:#?}\n{said}"
@@ -438,11 +443,7 @@ async fn what_a_page_sends_as_the_run_ends_is_named() {
             of_type(&all, "approval_asked").is_empty(),
             "{via}: {all:#?}"
         );
-        let refused: Vec<String> = of_type(&all, "guard_blocked")
-            .into_iter()
-            .flat_map(|e| e["requests"].as_array().unwrap().clone())
-            .map(|r| r["why"].as_str().unwrap().to_owned())
-            .collect();
+        let refused = refused_whys(&all);
         assert!(
             refused
                 .iter()
