@@ -454,6 +454,42 @@ async fn what_a_page_sends_as_the_run_ends_is_named() {
     }
 }
 
+/// Whatever refuses a held request names it in the record, not only the
+/// person's no: a plan step's click whose page accepts the retention offer
+/// by a beacon at once, inside the click, is refused unasked as a change to
+/// what the person pays (the plan moves only towards cancelling). Found by
+/// a timer of the test above that fired inside a slow click: the refusal
+/// reached the model's note and never the record. The site's log is the
+/// proof nothing was accepted; nobody is asked.
+#[tokio::test(flavor = "multi_thread")]
+async fn a_beacon_refused_inside_an_action_is_named() {
+    let site = Site::serve(&site_dir("robust")).await.unwrap();
+    let home = tempfile::tempdir().unwrap();
+    let url = site.url("/late-send.html?via=beacon&after=0");
+    let out = e2e::run(cancel(home.path(), "practice", &url, "offline"), "n\n")
+        .await
+        .unwrap();
+    let said = e2e::text(&out);
+    let log = logged_since(&site, 0);
+    assert!(
+        log.iter().any(|r| r == "GET /ping?via=beacon"),
+        "{log:#?}\n{said}"
+    );
+    assert!(
+        !log.iter().any(|r| r.starts_with("POST /offer/accept")),
+        "{log:#?}\n{said}"
+    );
+    let all = events(home.path());
+    assert!(of_type(&all, "approval_asked").is_empty(), "{all:#?}");
+    let refused = refused_whys(&all);
+    assert!(
+        refused
+            .iter()
+            .any(|w| w.ends_with(", refused unasked: it changes what the person pays")),
+        "{refused:#?}\n{said}"
+    );
+}
+
 /// A banner whose only button, "Close", submits the form that ends the
 /// membership: as a submit button on an account page and on the final page
 /// (the decision asks, so the host leaves it), and as a plain button whose

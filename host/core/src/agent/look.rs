@@ -11,7 +11,6 @@ use super::ctx::Ctx;
 use super::passwords::mask_passwords;
 use super::run;
 use super::state::{State, timed};
-use crate::browser::guard::BlockedRequest;
 use crate::browser::{BrowserError, ToolOutput};
 use crate::error::Error;
 use crate::feed::event::Event;
@@ -103,25 +102,13 @@ pub(super) async fn look_after_action(
 /// went through already.
 async fn refuse_held(cx: &mut Ctx<'_>, state: &mut State, when: &str) -> Result<(), Error> {
     let taken = run::take(cx, state).await?;
-    if taken.held.is_empty() && taken.stopped.is_empty() {
-        return Ok(());
+    if !taken.stopped.is_empty() {
+        cx.reporter.emit(Event::GuardBlocked {
+            turn: state.turn,
+            requests: taken.stopped,
+        });
     }
-    run::abort(cx, state, &taken.held).await?;
-    let requests = taken
-        .stopped
-        .into_iter()
-        .chain(taken.held.iter().map(|h| BlockedRequest {
-            method: h.method.clone(),
-            url: h.url.clone(),
-            why: format!("{}, {when}", h.why),
-            navigation: h.navigation,
-        }))
-        .collect();
-    cx.reporter.emit(Event::GuardBlocked {
-        turn: state.turn,
-        requests,
-    });
-    Ok(())
+    run::refuse(cx, state, &taken.held, when).await
 }
 
 /// The run's last word with the guard: what the page sent after the last

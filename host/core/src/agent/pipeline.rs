@@ -413,7 +413,13 @@ async fn answer_held(
             while_acting: state.in_flight,
         });
         if round == MAX_FOLLOW_UPS {
-            run::abort(cx, state, &pending).await?;
+            run::refuse(
+                cx,
+                state,
+                &pending,
+                "sent after the follow-ups one yes allows",
+            )
+            .await?;
             guard_note = Some(format!(
                 "After the approved request the page kept sending more ({}); they were held and nothing of them was sent.",
                 question::describe_held(&pending)
@@ -422,7 +428,7 @@ async fn answer_held(
         }
         if dismissal {
             // Anything the guard holds means it was no dismissal.
-            run::abort(cx, state, &pending).await?;
+            run::refuse(cx, state, &pending, "sent by what was meant to dismiss").await?;
             run::wait_in_flight(cx, state, ran).await?;
             return Ok(Err(Acted::Refused(Refusal::new(
                 RefusalCode::ActionFailed,
@@ -468,12 +474,12 @@ async fn answer_held(
                 }
             },
             Reply::Ended(result) => {
-                run::abort(cx, state, &pending).await?;
+                run::refuse(cx, state, &pending, "held when the run ended").await?;
                 run::wait_in_flight(cx, state, ran).await?;
                 return Ok(Err(Acted::Ended(Box::new(result))));
             }
             Reply::Feedback(refusal) => {
-                run::abort(cx, state, &pending).await?;
+                run::refuse(cx, state, &pending, "not approved").await?;
                 guard_note = Some(format!(
                     "The browser held {sends}, which this action sent without the human's approval; nothing was sent. {}",
                     refusal.message
@@ -520,7 +526,13 @@ async fn abort_billing(
         return Ok(Billing::None);
     };
     let what = format!("{} {}", change.method, change.url);
-    run::abort(cx, state, &billing).await?;
+    run::refuse(
+        cx,
+        state,
+        &billing,
+        "refused unasked: it changes what the person pays",
+    )
+    .await?;
     // The step's own form sent it (not a beacon as the page left): the
     // step is no step towards cancelling.
     let own = billing.iter().any(|r| r.navigation);

@@ -288,18 +288,36 @@ pub(super) async fn release(
     Ok(Ok((taken, approval)))
 }
 
-/// The person did not say yes: every request `held` is aborted (and the
-/// guard left as the run's default). A guard that cannot be reached has
-/// nothing waiting any more.
-pub(super) async fn abort(
+/// No yes covers them: every request `held` is aborted (and the guard
+/// left as the run's default), and the record names each
+/// (`guard_blocked`), its why followed by `when`. Nothing the guard held
+/// leaves the run unrecorded, whoever refused it. A guard that cannot be
+/// reached has nothing waiting any more.
+pub(super) async fn refuse(
     cx: &mut Ctx<'_>,
     state: &mut State,
     held: &[HeldRequest],
+    when: &str,
 ) -> Result<(), Error> {
+    if held.is_empty() {
+        return Ok(());
+    }
     let ids: Vec<u64> = held.iter().map(|h| h.id).collect();
     if let Err(why) = settle(cx, state, &ids, false).await? {
         tracing::warn!("{why}");
     }
+    cx.reporter.emit(Event::GuardBlocked {
+        turn: state.turn,
+        requests: held
+            .iter()
+            .map(|h| BlockedRequest {
+                method: h.method.clone(),
+                url: h.url.clone(),
+                why: format!("{}, {when}", h.why),
+                navigation: h.navigation,
+            })
+            .collect(),
+    });
     Ok(())
 }
 
