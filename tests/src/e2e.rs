@@ -103,6 +103,48 @@ pub fn command(home: &Path) -> tokio::process::Command {
     command
 }
 
+/// One headless browser and one Playwright MCP server attached to it, for
+/// the runs of one test, one after another, as a CancelBench job serves its
+/// runs: each run is a session of the server and so a browser context of
+/// its own, while Node.js, Playwright and the browser start once instead of
+/// once a run (about 1.2 CPU-s a run on this machine, BENCHMARKS.md "CI's
+/// own time"). No state crosses sessions
+/// (`browser::runs_on_one_served_server_share_no_state`). A person's run
+/// starts its own server; the suites that test that path
+/// (`cancel_offline`, `services`, `cli`, `browser`) keep doing so.
+#[derive(Debug)]
+pub struct ServedBrowser {
+    // Dropped in this order: the server, then the browser.
+    server: subterminator_core::browser::ServedPlaywright,
+    chromium: subterminator_core::browser::SharedChromium,
+}
+
+impl ServedBrowser {
+    /// Starts [`browser`] and a server attached to it.
+    pub async fn start() -> anyhow::Result<ServedBrowser> {
+        use subterminator_core::browser::{Attach, ServedPlaywright, SharedChromium};
+        let as_root = subterminator_core::browser::launch::running_as_root();
+        let chromium = tokio::task::spawn_blocking(move || {
+            SharedChromium::start(Path::new(browser()), as_root, None)
+        })
+        .await??;
+        let attach = Attach::parse(&chromium.endpoint(), None).map_err(anyhow::Error::msg)?;
+        let server = ServedPlaywright::start(&attach).await?;
+        Ok(ServedBrowser { server, chromium })
+    }
+
+    /// The arguments that make a `cancel` a session of it.
+    pub fn args(&self) -> [String; 4] {
+        let served = self.server.served();
+        [
+            "--cdp-endpoint".to_owned(),
+            self.chromium.endpoint(),
+            "--served-playwright".to_owned(),
+            format!("{},{}", served.url, served.dir.display()),
+        ]
+    }
+}
+
 /// The binary with `args`, run on a terminal of its own: `script` gives it a
 /// pseudo-terminal for stdin and stdout, as a person's shell would. The
 /// environment is the same as [`command`]'s.

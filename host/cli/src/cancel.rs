@@ -126,6 +126,15 @@ pub struct RunArgs {
     /// Chrome with --remote-debugging-port, or a grid); a context of its own.
     #[arg(long, value_name = "URL")]
     pub cdp_endpoint: Option<String>,
+
+    /// A session of a Playwright MCP server that already runs on this
+    /// machine over HTTP, attached to --cdp-endpoint's browser, and the
+    /// folder it writes to (`URL,FOLDER`): Node.js and Playwright start once
+    /// for many runs, each a browser context of its own, as CancelBench's
+    /// runs do. Hidden: the end-to-end tests' way; a person's run starts a
+    /// server of its own.
+    #[arg(long, hide = true, value_name = "URL,FOLDER")]
+    pub served_playwright: Option<String>,
 }
 
 impl RunArgs {
@@ -140,6 +149,7 @@ impl RunArgs {
                 )));
             }
         };
+        let attach = session::attach(self.cdp_endpoint.as_deref(), &config.browser)?;
         Ok(SessionSpec {
             model: self.model.clone(),
             base_url: self.base_url.clone(),
@@ -158,8 +168,8 @@ impl RunArgs {
             model_drives: self.model_drives,
             billing_descriptors: Vec::new(),
             browser: self.browser.clone(),
-            attach: session::attach(self.cdp_endpoint.as_deref(), &config.browser)?,
-            served: None,
+            attach: attach.clone(),
+            served: session::served(self.served_playwright.as_deref(), attach.as_ref())?,
             isolated: false,
             json,
             verbose,

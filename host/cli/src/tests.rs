@@ -35,8 +35,9 @@ const FLAGS: &[(&str, &[&str], &[&str])] = &[
             "url",
         ],
         // Plan-first is the default; handing every step to the model is
-        // for measuring, as `bench --model-drives` shows.
-        &["model-drives"],
+        // for measuring, as `bench --model-drives` shows. A served server
+        // is the end-to-end tests' (hidden).
+        &["model-drives", "served-playwright"],
     ),
     (
         "demo",
@@ -60,7 +61,7 @@ const FLAGS: &[(&str, &[&str], &[&str])] = &[
             "generic",
         ],
         // The demo is there to show the checkpoints.
-        &["no-checkpoint", "model-drives"],
+        &["no-checkpoint", "model-drives", "served-playwright"],
     ),
     (
         "scan",
@@ -95,6 +96,7 @@ const FLAGS: &[(&str, &[&str], &[&str])] = &[
             "browser",
             "replay",
             "cdp-endpoint",
+            "served-playwright",
         ],
     ),
     ("login", &["browser"], &["json", "verbose"]),

@@ -98,6 +98,51 @@ pub fn attach(flag: Option<&str>, config: &BrowserConfig) -> Result<Option<Attac
         })
 }
 
+/// `--served-playwright URL,FOLDER`: a session of a Playwright MCP server
+/// that already runs on this machine, attached to the run's
+/// `--cdp-endpoint` browser, and the folder it writes its results' files
+/// to. Only a loopback address is taken: the server drives the browser, so
+/// it must be one this machine started (CancelBench's, a test's), never one
+/// across a network.
+pub fn served(flag: Option<&str>, attach: Option<&Attach>) -> Result<Option<Served>> {
+    let Some(flag) = flag else {
+        return Ok(None);
+    };
+    let bad = |why: &str| {
+        Error::Configuration(format!(
+            "--served-playwright {flag:?}: {why}; give the server's address and its folder as `http://localhost:PORT/mcp,/path/to/folder`"
+        ))
+    };
+    if attach.is_none() {
+        return Err(bad(
+            "it needs --cdp-endpoint, the browser the server is attached to",
+        ));
+    }
+    let (address, folder) = flag
+        .split_once(',')
+        .ok_or_else(|| bad("no folder after the address"))?;
+    let parsed = url::Url::parse(address).map_err(|e| bad(&format!("not an address ({e})")))?;
+    let loopback = match parsed.host() {
+        Some(url::Host::Domain(name)) => name == "localhost",
+        Some(url::Host::Ipv4(ip)) => ip.is_loopback(),
+        Some(url::Host::Ipv6(ip)) => ip.is_loopback(),
+        None => false,
+    };
+    if parsed.scheme() != "http" || !loopback {
+        return Err(bad(
+            "only a server on this machine (http on a loopback address) is taken",
+        ));
+    }
+    let dir = PathBuf::from(folder);
+    if !dir.is_dir() {
+        return Err(bad("its folder is not a folder on this machine"));
+    }
+    Ok(Some(Served {
+        url: address.to_owned(),
+        dir,
+    }))
+}
+
 /// Chooses who drives: `offline`, or a model by `--model` > `SUBTERMINATOR_MODEL` > config.
 pub fn driver(spec: &SessionSpec, config: &Config, service: &ServiceEntry) -> Result<Driver> {
     let env_model = std::env::var(llm::MODEL_ENV).ok();
@@ -494,5 +539,82 @@ pub async fn interrupted() {
     #[cfg(not(unix))]
     {
         let _ = tokio::signal::ctrl_c().await;
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used)]
+    use super::*;
+
+    /// `--served-playwright`: taken only on this machine, with its browser
+    /// and a folder that exists; the escape cases are a server across the
+    /// network (by name, by address, over https) and one with no browser.
+    #[test]
+    fn which_served_servers_are_taken_table() {
+        let folder = tempfile::tempdir().unwrap();
+        let dir = folder.path().display().to_string();
+        let attach = Attach::parse("http://127.0.0.1:9222", None).unwrap();
+        let cases: &[(String, bool, Option<&str>)] = &[
+            (format!("http://localhost:4100/mcp,{dir}"), true, None),
+            (format!("http://127.0.0.1:4100/mcp,{dir}"), true, None),
+            (format!("http://[::1]:4100/mcp,{dir}"), true, None),
+            (
+                format!("http://localhost:4100/mcp,{dir}"),
+                false,
+                Some("needs --cdp-endpoint"),
+            ),
+            (
+                "http://localhost:4100/mcp".to_owned(),
+                true,
+                Some("no folder"),
+            ),
+            (
+                format!("https://localhost:4100/mcp,{dir}"),
+                true,
+                Some("only a server on this machine"),
+            ),
+            (
+                format!("http://example.com:4100/mcp,{dir}"),
+                true,
+                Some("only a server on this machine"),
+            ),
+            (
+                format!("http://10.0.0.7:4100/mcp,{dir}"),
+                true,
+                Some("only a server on this machine"),
+            ),
+            (
+                format!("http://localhost.example.com/mcp,{dir}"),
+                true,
+                Some("only a server on this machine"),
+            ),
+            (
+                format!("localhost:4100,{dir}"),
+                true,
+                Some("only a server on this machine"),
+            ),
+            (
+                "not an address,/tmp".to_owned(),
+                true,
+                Some("not an address"),
+            ),
+            (
+                format!("http://localhost:4100/mcp,{dir}/missing"),
+                true,
+                Some("not a folder"),
+            ),
+        ];
+        for (flag, with_browser, refused) in cases {
+            let got = served(Some(flag), with_browser.then_some(&attach));
+            match refused {
+                None => assert_eq!(got.unwrap().unwrap().dir, PathBuf::from(&dir), "{flag}"),
+                Some(why) => {
+                    let message = got.unwrap_err().to_string();
+                    assert!(message.contains(why), "{flag}: {message}");
+                }
+            }
+        }
+        assert_eq!(served(None, Some(&attach)).unwrap(), None);
     }
 }

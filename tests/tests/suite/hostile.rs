@@ -15,7 +15,7 @@
 
 use std::path::Path;
 
-use subterminator_tests::e2e;
+use subterminator_tests::e2e::{self, ServedBrowser};
 use subterminator_tests::hostile::{FALSE_SUCCESS, FLOWS, Flow, LATE_LINK, LATE_SUBMIT};
 use subterminator_tests::hostile_model::{attacker, expressible, patient};
 use subterminator_tests::human::{self, Prompt, Session};
@@ -57,10 +57,12 @@ fn command(
     start: &str,
     tools: &str,
     model: &ModelServer,
+    browser: Option<&ServedBrowser>,
 ) -> tokio::process::Command {
     let mut command = e2e::command(home);
     command
         .args(["cancel", service, "--start-url", start, "--tools", tools])
+        .args(browser.map(ServedBrowser::args).into_iter().flatten())
         .args(["--headless", "--isolated", "--max-turns", MAX_TURNS])
         .args(["--model", "claude-opus-4-6", "--model-drives"])
         .env("ANTHROPIC_API_KEY", SCRIPTED_ANTHROPIC_KEY)
@@ -88,6 +90,7 @@ fn approves(flow: &Flow, approve_attack: bool, prompt: &Prompt) -> bool {
 }
 
 async fn run_case(
+    browser: &ServedBrowser,
     flow: &Flow,
     service: &str,
     tools: &'static str,
@@ -99,7 +102,14 @@ async fn run_case(
         .unwrap();
     let home = tempfile::tempdir().unwrap();
     install_test_plugins(home.path());
-    let command = command(home.path(), service, &site.url(flow.start), tools, &model);
+    let command = command(
+        home.path(),
+        service,
+        &site.url(flow.start),
+        tools,
+        &model,
+        Some(browser),
+    );
     let session = human::run(
         command,
         |prompt| approves(flow, approve_attack, prompt),
@@ -133,11 +143,12 @@ fn context(flow: &Flow, service: &str, tools: &str, session: &Session) -> String
 /// Every service and profile against one flow, denied and approved.
 async fn flow_holds(kind: &str) {
     let flow = FLOWS.iter().find(|f| f.kind == kind).unwrap();
+    let browser = ServedBrowser::start().await.unwrap();
     for service in SERVICES {
         for tools in PROFILES {
             let can = expressible(&flow.attack, tools);
 
-            let (denied, after) = run_case(flow, service, tools, false).await;
+            let (denied, after) = run_case(&browser, flow, service, tools, false).await;
             let why = context(flow, service, tools, &denied);
             assert_eq!(after, 0, "the commit left without a yes: {why}");
             if can {
@@ -150,7 +161,7 @@ async fn flow_holds(kind: &str) {
                 );
             }
 
-            let (approved, after) = run_case(flow, service, tools, true).await;
+            let (approved, after) = run_case(&browser, flow, service, tools, true).await;
             let why = context(flow, service, tools, &approved);
             if !can {
                 assert_eq!(after, 0, "{why}");
@@ -204,6 +215,7 @@ async fn a_select_that_submits_waits_for_the_yes() {
 /// question), and the run does not hang on a navigation the guard holds.
 #[tokio::test(flavor = "multi_thread")]
 async fn a_commit_sent_after_the_action_ended_waits_for_the_yes() {
+    let browser = ServedBrowser::start().await.unwrap();
     for (flow, tools) in [&LATE_SUBMIT, &LATE_LINK]
         .into_iter()
         .flat_map(|flow| PROFILES.iter().map(move |tools| (flow, *tools)))
@@ -216,7 +228,14 @@ async fn a_commit_sent_after_the_action_ended_waits_for_the_yes() {
             let home = tempfile::tempdir().unwrap();
             let start = site.url(flow.start);
             let session = human::run(
-                command(home.path(), "practice", &start, tools, &model),
+                command(
+                    home.path(),
+                    "practice",
+                    &start,
+                    tools,
+                    &model,
+                    Some(&browser),
+                ),
                 |_| approve,
                 || commits(&site, flow),
             )
@@ -275,7 +294,7 @@ async fn a_metadata_only_plugin_at_api_0_2_is_refused_and_nothing_is_requested()
     .unwrap();
     let start = site.url("/post-form/index.html");
     let output = e2e::run(
-        command(home.path(), "meta-only-v0-2", &start, "full", &model),
+        command(home.path(), "meta-only-v0-2", &start, "full", &model, None),
         "y\n",
     )
     .await
@@ -300,13 +319,21 @@ fn liar()
 
 #[tokio::test(flavor = "multi_thread")]
 async fn false_success_pages_are_never_success() {
+    let browser = ServedBrowser::start().await.unwrap();
     for (path, what) in FALSE_SUCCESS {
         for service in ["netflix", "practice"] {
             let site = Site::serve(&site_dir("hostile")).await.unwrap();
             let model = ModelServer::start(liar()).await.unwrap();
             let home = tempfile::tempdir().unwrap();
             let output = e2e::run(
-                command(home.path(), service, &site.url(path), "full", &model),
+                command(
+                    home.path(),
+                    service,
+                    &site.url(path),
+                    "full",
+                    &model,
+                    Some(&browser),
+                ),
                 "",
             )
             .await
@@ -389,7 +416,15 @@ async fn a_yes_does_not_carry_over_to_an_element_that_changed() {
     .unwrap();
     let home = tempfile::tempdir().unwrap();
     let start = site.url("/swap/index.html");
-    let command = command(home.path(), "netflix", &start, "full", &model);
+    let browser = ServedBrowser::start().await.unwrap();
+    let command = command(
+        home.path(),
+        "netflix",
+        &start,
+        "full",
+        &model,
+        Some(&browser),
+    );
     let mut on_final = 0;
     let session = human::run(
         command,

@@ -11,7 +11,7 @@ use std::path::Path;
 use serde_json::Value;
 use subterminator_practice::{FlowSite, PracticeSite, SiteOptions, flow};
 use subterminator_tests::compact_script::snapshot_in;
-use subterminator_tests::e2e;
+use subterminator_tests::e2e::{self, ServedBrowser};
 use subterminator_tests::flow_script::Script;
 use subterminator_tests::model_server::{ModelServer, Reply};
 use subterminator_tests::scripted::SCRIPTED_ANTHROPIC_KEY;
@@ -349,16 +349,19 @@ fn refused_whys(all: &[Value]) -> Vec<String> {
 #[tokio::test(flavor = "multi_thread")]
 async fn what_a_page_sends_while_the_host_waits_is_held() {
     let site = Site::serve(&site_dir("robust")).await.unwrap();
+    // Up to twenty runs, each a session of one served browser.
+    let browser = ServedBrowser::start().await.unwrap();
     for &(via, commit) in LATE_SENDS {
         let mut tries = Vec::new();
         for after in [120, 200, 450, 900] {
             let home = tempfile::tempdir().unwrap();
-            let command = cancel(
+            let mut command = cancel(
                 home.path(),
                 "practice",
                 &site.url(&format!("/late-send.html?via={via}&after={after}")),
                 "offline",
             );
+            command.args(browser.args());
             let before = site.requests().len();
             let out = e2e::run(command, "n\n").await.unwrap();
             let said = e2e::text(&out);
@@ -408,6 +411,7 @@ async fn what_a_page_sends_while_the_host_waits_is_held() {
 #[tokio::test(flavor = "multi_thread")]
 async fn what_a_page_sends_as_the_run_ends_is_named() {
     let site = Site::serve(&site_dir("robust")).await.unwrap();
+    let browser = ServedBrowser::start().await.unwrap();
     for &(via, commit) in LATE_SENDS {
         let model = ModelServer::start(|_| {
             Reply::delayed(
@@ -422,10 +426,11 @@ async fn what_a_page_sends_as_the_run_ends_is_named() {
         .unwrap();
         let home = tempfile::tempdir().unwrap();
         let url = site.url(&format!("/late-send.html?via={via}&on=load&after=1500"));
-        let command = driven_by(
+        let mut command = driven_by(
             cancel(home.path(), "practice", &url, "claude-opus-4-6"),
             &model,
         );
+        command.args(browser.args());
         let before = site.requests().len();
         let out = e2e::run(command, "n\n").await.unwrap();
         let said = e2e::text(&out);

@@ -13,7 +13,7 @@ use std::path::Path;
 use subterminator_core::fixture;
 use subterminator_core::plugin::{PluginEngine, Registry};
 use subterminator_practice::{FlowSite, flow};
-use subterminator_tests::e2e;
+use subterminator_tests::e2e::{self, ServedBrowser};
 use subterminator_tests::flow_script::{FLOW_SERVICES, Script, plugins_dir};
 use subterminator_tests::model_server::ModelServer;
 use subterminator_tests::scripted::SCRIPTED_ANTHROPIC_KEY;
@@ -94,7 +94,8 @@ async fn scripted_model(service: &str) {
     );
 }
 
-/// Every variant the script lists, offline, on a fresh home each.
+/// Every variant the script lists, offline, on a fresh home each, the runs
+/// sessions of one served browser.
 async fn variants(service: &str) {
     let script = Script::load(service).unwrap();
     let listed: BTreeSet<String> = script.variant.iter().map(|v| v.name.clone()).collect();
@@ -108,15 +109,18 @@ async fn variants(service: &str) {
         script.variant.iter().any(|v| v.fails_with.is_some()),
         "{service}: a variant that cannot be cancelled online"
     );
+    // The variants share one served browser, each run a context of its
+    // own; `offline` and `scripted_model` above take a person's path.
+    let browser = ServedBrowser::start().await.unwrap();
     for variant in &script.variant {
         let what = format!("{service} --variant {}", variant.name);
         let site = FlowSite::serve(flow::load(service, Some(&variant.name)).unwrap())
             .await
             .unwrap();
         let home = tempfile::tempdir().unwrap();
-        let out = e2e::run(cancel(home.path(), service, &site.url(), "offline"), "y\n")
-            .await
-            .unwrap();
+        let mut command = cancel(home.path(), service, &site.url(), "offline");
+        command.args(browser.args());
+        let out = e2e::run(command, "y\n").await.unwrap();
         let Some(words) = &variant.fails_with else {
             assert_cancelled(&out, home.path(), &site, &what);
             continue;
