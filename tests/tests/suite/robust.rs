@@ -329,6 +329,11 @@ fn refused_whys(all: &[Value]) -> Vec<String> {
         .collect()
 }
 
+/// Whether the record names a request refused with a why ending in `how`.
+fn refused_as(all: &[Value], how: &str) -> bool {
+    refused_whys(all).iter().any(|w| w.ends_with(how))
+}
+
 /// The escape test for the wait before that second look: a page whose
 /// "Cancel Membership" changes nothing, so the host waits, and which sends
 /// the cancellation by a timer, through each channel in turn: a POST, a GET
@@ -448,12 +453,10 @@ async fn what_a_page_sends_as_the_run_ends_is_named() {
             of_type(&all, "approval_asked").is_empty(),
             "{via}: {all:#?}"
         );
-        let refused = refused_whys(&all);
         assert!(
-            refused
-                .iter()
-                .any(|w| w.ends_with(", held when the run ended")),
-            "{via}: {refused:#?}\n{said}"
+            refused_as(&all, ", held when the run ended"),
+            "{via}: {:#?}\n{said}",
+            refused_whys(&all)
         );
         assert_ne!(out.status.code(), Some(0), "{via}: {said}");
     }
@@ -486,12 +489,10 @@ async fn a_beacon_refused_inside_an_action_is_named() {
     );
     let all = events(home.path());
     assert!(of_type(&all, "approval_asked").is_empty(), "{all:#?}");
-    let refused = refused_whys(&all);
     assert!(
-        refused
-            .iter()
-            .any(|w| w.ends_with(", refused unasked: it changes what the person pays")),
-        "{refused:#?}\n{said}"
+        refused_as(&all, ", refused unasked: it changes what the person pays"),
+        "{:#?}\n{said}",
+        refused_whys(&all)
     );
 }
 
