@@ -113,32 +113,21 @@ pub fn command(home: &Path) -> tokio::process::Command {
 /// starts its own server; the suites that test that path
 /// (`cancel_offline`, `services`, `cli`, `browser`) keep doing so.
 #[derive(Debug)]
-pub struct ServedBrowser {
-    // Dropped in this order: the server, then the browser.
-    server: subterminator_core::browser::ServedPlaywright,
-    chromium: subterminator_core::browser::SharedChromium,
-}
+pub struct ServedBrowser(subterminator_core::browser::ServedChromium);
 
 impl ServedBrowser {
     /// Starts [`browser`] and a server attached to it.
     pub async fn start() -> anyhow::Result<ServedBrowser> {
-        use subterminator_core::browser::{Attach, ServedPlaywright, SharedChromium};
-        let as_root = subterminator_core::browser::launch::running_as_root();
-        let chromium = tokio::task::spawn_blocking(move || {
-            SharedChromium::start(Path::new(browser()), as_root, None)
-        })
-        .await??;
-        let attach = Attach::parse(&chromium.endpoint(), None).map_err(anyhow::Error::msg)?;
-        let server = ServedPlaywright::start(&attach).await?;
-        Ok(ServedBrowser { server, chromium })
+        let started = subterminator_core::browser::ServedChromium::start(Path::new(browser()));
+        Ok(ServedBrowser(started.await?))
     }
 
     /// The arguments that make a `cancel` a session of it.
     pub fn args(&self) -> [String; 4] {
-        let served = self.server.served();
+        let served = self.0.served();
         [
             "--cdp-endpoint".to_owned(),
-            self.chromium.endpoint(),
+            self.0.attach().endpoint.clone(),
             "--served-playwright".to_owned(),
             format!("{},{}", served.url, served.dir.display()),
         ]

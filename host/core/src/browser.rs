@@ -55,7 +55,7 @@ pub use attach::Attach;
 pub use client::{Browser, ProcessInfo};
 pub use launch::{NodeInfo, detect_executable, preflight_node};
 pub use result::{parse_result, parse_snapshot, strip_ansi};
-pub use served::{Served, ServedPlaywright};
+pub use served::{Served, ServedChromium, ServedPlaywright};
 pub use shared::SharedChromium;
 pub use tree::parse_tree;
 

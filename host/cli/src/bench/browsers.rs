@@ -1,7 +1,8 @@
 //! The browsers a bench's runs attach to: one headless Chromium per job,
 //! each lent to one run at a time with a Playwright MCP server attached to
-//! it (`ServedPlaywright`), every run a session of that server and so a
-//! context of its own in the browser (`SharedChromium`): Chromium, Node.js
+//! it (core's `ServedChromium`, which the end-to-end tests use too), every
+//! run a session of that server and so a context of its own in the
+//! browser: Chromium, Node.js
 //! and Playwright start once per job, not once per run. One per job, not
 //! one for all: two Playwright servers
 //! attached to one browser see each other's pages, and one dismisses a
@@ -10,15 +11,13 @@
 
 use std::sync::{Mutex, PoisonError};
 
-use subterminator_core::browser::{Attach, Served, ServedPlaywright, SharedChromium};
+use subterminator_core::browser::{Attach, Served, ServedChromium};
 use subterminator_core::error::{Error, Result};
 
 /// Browsers to lend, and the ones started here (ended when this is dropped).
 pub struct Browsers {
     free: Mutex<Vec<Lent>>,
-    // Dropped in this order: the servers, then the browsers.
-    _served: Vec<ServedPlaywright>,
-    _started: Vec<SharedChromium>,
+    _started: Vec<ServedChromium>,
 }
 
 /// What one run is lent: the browser, and the server to make its session
@@ -33,30 +32,20 @@ impl Browsers {
     /// `jobs` headless Chromiums started for the bench, and a served
     /// Playwright MCP server attached to each.
     pub async fn start(jobs: usize, executable: std::path::PathBuf) -> Result<Browsers> {
-        let as_root = subterminator_core::browser::launch::running_as_root();
         let mut started = Vec::with_capacity(jobs);
-        let mut served = Vec::with_capacity(jobs);
         let mut free = Vec::with_capacity(jobs);
         for _ in 0..jobs.max(1) {
-            let executable = executable.clone();
-            let chromium = tokio::task::spawn_blocking(move || {
-                SharedChromium::start(&executable, as_root, None)
-            })
-            .await
-            .map_err(|e| Error::Configuration(format!("the bench's browser: {e}")))??;
-            let attach = Attach::parse(&chromium.endpoint(), None)
+            let job = ServedChromium::start(&executable)
+                .await
                 .map_err(|e| Error::Configuration(format!("the bench's browser: {e}")))?;
-            started.push(chromium);
-            let server = ServedPlaywright::start(&attach).await?;
             free.push(Lent {
-                attach,
-                served: Some(server.served().clone()),
+                attach: job.attach().clone(),
+                served: Some(job.served().clone()),
             });
-            served.push(server);
+            started.push(job);
         }
         Ok(Browsers {
             free: Mutex::new(free),
-            _served: served,
             _started: started,
         })
     }
@@ -70,7 +59,6 @@ impl Browsers {
         };
         Browsers {
             free: Mutex::new(vec![lent; jobs.max(1)]),
-            _served: Vec::new(),
             _started: Vec::new(),
         }
     }

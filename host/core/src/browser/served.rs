@@ -15,6 +15,7 @@ use tokio::process::ChildStdin;
 
 use super::launch::{self, LaunchPlan};
 use super::process::ServerProcess;
+use super::shared::SharedChromium;
 use super::{Attach, BrowserError, BrowserOptions, CONNECT_TIMEOUT, TERMINATE_GRACE};
 
 /// What the server prints on stderr once it listens.
@@ -112,6 +113,53 @@ impl ServedPlaywright {
     /// Ends it and waits for its processes to be gone.
     pub async fn stop(mut self) {
         self.process.terminate(TERMINATE_GRACE).await;
+    }
+}
+
+/// A headless Chromium of its own with a served server attached to it: what
+/// the runs of one bench job, or of one end-to-end test, share one after
+/// another. Dropped: the server, then the browser.
+#[derive(Debug)]
+pub struct ServedChromium {
+    server: ServedPlaywright,
+    attach: Attach,
+    _chromium: SharedChromium,
+}
+
+impl ServedChromium {
+    /// Starts `executable` headless (`SharedChromium`) and a served server
+    /// attached to it.
+    pub async fn start(executable: &std::path::Path) -> Result<ServedChromium, BrowserError> {
+        let as_root = launch::running_as_root();
+        let path = executable.to_path_buf();
+        let chromium =
+            tokio::task::spawn_blocking(move || SharedChromium::start(&path, as_root, None))
+                .await
+                .map_err(|e| BrowserError::Connect {
+                    command: executable.display().to_string(),
+                    detail: e.to_string(),
+                })??;
+        let attach =
+            Attach::parse(&chromium.endpoint(), None).map_err(|detail| BrowserError::Connect {
+                command: executable.display().to_string(),
+                detail,
+            })?;
+        let server = ServedPlaywright::start(&attach).await?;
+        Ok(ServedChromium {
+            server,
+            attach,
+            _chromium: chromium,
+        })
+    }
+
+    /// The browser, for a run's `attach`.
+    pub fn attach(&self) -> &Attach {
+        &self.attach
+    }
+
+    /// The server, for a run's `served`.
+    pub fn served(&self) -> &Served {
+        self.server.served()
     }
 }
 
