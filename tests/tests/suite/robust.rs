@@ -329,6 +329,18 @@ fn refused_whys(all: &[Value]) -> Vec<String> {
         .collect()
 }
 
+/// Runs `command`, answering no: its exit, what it printed, and what `site`
+/// was sent meanwhile.
+async fn run_answering_no(
+    site: &Site,
+    command: tokio::process::Command,
+) -> (std::process::Output, String, Vec<String>) {
+    let before = site.requests().len();
+    let out = e2e::run(command, "n\n").await.unwrap();
+    let said = e2e::text(&out);
+    (out, said, logged_since(site, before))
+}
+
 /// Whether the record names a request refused with a why ending in `how`.
 fn refused_as(all: &[Value], how: &str) -> bool {
     refused_whys(all).iter().any(|w| w.ends_with(how))
@@ -367,10 +379,7 @@ async fn what_a_page_sends_while_the_host_waits_is_held() {
                 "offline",
             );
             command.args(browser.args());
-            let before = site.requests().len();
-            let out = e2e::run(command, "n\n").await.unwrap();
-            let said = e2e::text(&out);
-            let log = logged_since(&site, before);
+            let (out, said, log) = run_answering_no(&site, command).await;
             assert!(
                 !log.iter().any(|r| r.starts_with(commit)),
                 "{via} after {after} ms: the cancellation reached the site\n{log:#?}\n{said}"
@@ -436,10 +445,7 @@ async fn what_a_page_sends_as_the_run_ends_is_named() {
             &model,
         );
         command.args(browser.args());
-        let before = site.requests().len();
-        let out = e2e::run(command, "n\n").await.unwrap();
-        let said = e2e::text(&out);
-        let log = logged_since(&site, before);
+        let (out, said, log) = run_answering_no(&site, command).await;
         assert!(
             log.iter().any(|r| r == &format!("GET /ping?via={via}")),
             "{via}: the timer never ran\n{log:#?}\n{said}"
@@ -474,11 +480,8 @@ async fn a_beacon_refused_inside_an_action_is_named() {
     let site = Site::serve(&site_dir("robust")).await.unwrap();
     let home = tempfile::tempdir().unwrap();
     let url = site.url("/late-send.html?via=beacon&after=0");
-    let out = e2e::run(cancel(home.path(), "practice", &url, "offline"), "n\n")
-        .await
-        .unwrap();
-    let said = e2e::text(&out);
-    let log = logged_since(&site, 0);
+    let (_, said, log) =
+        run_answering_no(&site, cancel(home.path(), "practice", &url, "offline")).await;
     assert!(
         log.iter().any(|r| r == "GET /ping?via=beacon"),
         "{log:#?}\n{said}"
